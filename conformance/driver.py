@@ -1,0 +1,129 @@
+"""The `Driver` bundle: a named plugin offering an engine and/or a provider."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Profile = Literal["engine", "provider"]
+PROFILES: tuple[Profile, ...] = ("engine", "provider")
+
+# The methods a profile object must have; `descriptor`/`capabilities` make detection cheap.
+ENGINE_METHODS: tuple[str, ...] = (
+    "descriptor",
+    "health",
+    "store",
+    "store_many",
+    "fetch",
+    "recall",
+    "list",
+    "forget",
+    "explore",
+    "get",
+)
+PROVIDER_METHODS: tuple[str, ...] = (
+    "driver_id",
+    "capabilities",
+    "health",
+    "shutdown",
+    "provides",
+    "store",
+    "get",
+    "forget",
+    "list",
+    "namespaces",
+    "recall",
+    "export_page",
+    "import_records",
+)
+METHODS: Mapping[Profile, tuple[str, ...]] = {"engine": ENGINE_METHODS, "provider": PROVIDER_METHODS}
+
+
+class DriverError(Exception):
+    """A driver could not be found, loaded, configured or built."""
+
+
+class ProfileNotOffered(DriverError):
+    """The driver does not offer the profile that was asked of it."""
+
+
+def missing_methods(obj: object, profile: Profile) -> list[str]:
+    """The methods of `profile` that `obj` lacks or that are not callable."""
+    return [name for name in METHODS[profile] if not callable(getattr(obj, name, None))]
+
+
+def detect_profile(obj: object) -> Profile | None:
+    """Which profile `obj` implements, judged by the methods it has."""
+    for profile in PROFILES:
+        if not missing_methods(obj, profile):
+            return profile
+    return None
+
+
+def is_async(obj: object) -> bool:
+    """Whether a profile object is of the `async def` form (judged by its `health`)."""
+    return inspect.iscoroutinefunction(getattr(obj, "health", None))
+
+
+def reject_options(name: str, options: Mapping[str, str]) -> None:
+    """Refuse options for a driver that takes none, naming what was passed."""
+    if options:
+        given = ", ".join(sorted(options))
+        raise DriverError(f"driver `{name}` takes no options, but was given: {given}")
+
+
+@dataclass(frozen=True)
+class Driver:
+    """A named driver: factories for the profiles it offers, plus where it came from."""
+
+    name: str
+    engine: Callable[[], Any] | None = None
+    provider: Callable[[], Any] | None = None
+    distribution: str | None = None
+    version: str | None = None
+    description: str = ""
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def profiles(self) -> frozenset[Profile]:
+        """The profiles this driver offers."""
+        offered: set[Profile] = set()
+        if self.engine is not None:
+            offered.add("engine")
+        if self.provider is not None:
+            offered.add("provider")
+        return frozenset(offered)
+
+    def make(self, profile: Profile) -> Any:
+        """A fresh instance of `profile`, checked against the profile's methods."""
+        factory = self.engine if profile == "engine" else self.provider
+        if factory is None:
+            offered = ", ".join(sorted(self.profiles)) or "none"
+            raise ProfileNotOffered(
+                f"driver `{self.name}` does not offer the {profile} profile (it offers: {offered})"
+            )
+        try:
+            obj = factory()
+        except DriverError:
+            raise
+        except Exception as exc:
+            raise DriverError(
+                f"driver `{self.name}` failed to build its {profile}: {type(exc).__name__}: {exc}"
+            ) from exc
+        missing = missing_methods(obj, profile)
+        if missing:
+            raise DriverError(
+                f"driver `{self.name}` built a {profile} of type {type(obj).__qualname__} that "
+                f"lacks the {profile} methods: {', '.join(missing)}"
+            )
+        return obj
+
+    def make_engine(self) -> Any:
+        """A fresh engine (sync or async `MemoryEngine`)."""
+        return self.make("engine")
+
+    def make_provider(self) -> Any:
+        """A fresh provider (sync or async `MemoryProvider`)."""
+        return self.make("provider")

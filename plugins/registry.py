@@ -1,0 +1,171 @@
+"""Resolve a driver name or `module:attr` spec into a `conformance.Driver`."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+import pluggy
+
+from conformance.driver import Driver, DriverError, detect_profile, reject_options
+from plugins import hookspecs
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    """What an entry point announces, read without importing the driver."""
+
+    name: str
+    value: str
+    distribution: str | None
+    version: str | None
+
+
+def _distribution(ep: EntryPoint) -> tuple[str | None, str | None]:
+    dist = ep.dist
+    if dist is None:
+        return None, None
+    return dist.metadata["Name"], dist.version
+
+
+def available_drivers() -> list[DriverInfo]:
+    """Every driver announced in the environment, sorted by name; none is imported."""
+    seen: dict[tuple[str, str, str | None], DriverInfo] = {}
+    for ep in entry_points(group=hookspecs.ENTRY_POINT_GROUP):
+        dist, version = _distribution(ep)
+        # The same distribution can appear twice on sys.path (editable installs);
+        # that is one announcement, not a clash.
+        seen.setdefault((ep.name, ep.value, dist), DriverInfo(ep.name, ep.value, dist, version))
+    return sorted(seen.values(), key=lambda info: (info.name, info.distribution or ""))
+
+
+def resolve_driver(spec: str, options: Mapping[str, str] | None = None) -> Driver:
+    """The driver named by an entry-point name or a `module:attr` spec."""
+    opts = dict(options or {})
+    if ":" in spec:
+        return _from_object_spec(spec, opts)
+    return _from_entry_point(spec, opts)
+
+
+def _from_entry_point(name: str, options: dict[str, str]) -> Driver:
+    infos = [info for info in available_drivers() if info.name == name]
+    if not infos:
+        known = ", ".join(info.name for info in available_drivers()) or "none"
+        raise DriverError(
+            f"no driver named `{name}` is installed (known drivers: {known}). Install the "
+            f"distribution that provides it, or pass --driver=package.module:attr."
+        )
+    if len(infos) > 1:
+        owners = "; ".join(f"{i.distribution or '?'} ({i.value})" for i in infos)
+        raise DriverError(
+            f"two distributions announce a driver named `{name}`: {owners}. Uninstall one, "
+            f"or pass the one you mean as --driver=package.module:attr."
+        )
+    info = infos[0]
+    ep = next(
+        ep
+        for ep in entry_points(group=hookspecs.ENTRY_POINT_GROUP, name=name)
+        if ep.value == info.value
+    )
+    try:
+        plugin = ep.load()
+    except Exception as exc:
+        raise DriverError(
+            f"driver `{name}` ({info.value}, from {info.distribution or 'an unknown distribution'})"
+            f" failed to import: {type(exc).__name__}: {exc}"
+        ) from exc
+    driver = plugin if isinstance(plugin, Driver) else _call_hook(name, plugin, options)
+    return replace(driver, distribution=info.distribution, version=info.version, options=options)
+
+
+def _call_hook(name: str, plugin: object, options: dict[str, str]) -> Driver:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    try:
+        pm.register(plugin, name=name)
+        pm.check_pending()
+    except Exception as exc:
+        raise DriverError(f"driver `{name}` has an invalid plugin: {exc}") from exc
+    try:
+        driver = pm.hook.tinymemory_driver(name=name, options=options)
+    except DriverError:
+        raise
+    except Exception as exc:
+        raise DriverError(
+            f"driver `{name}` failed to build: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(driver, Driver):
+        raise DriverError(
+            f"driver `{name}` did not return a conformance.Driver from tinymemory_driver "
+            f"(got {type(driver).__name__}); implement the hook with @plugins.hookimpl."
+        )
+    return driver
+
+
+def _from_object_spec(spec: str, options: dict[str, str]) -> Driver:
+    module_name, _, attr_path = spec.partition(":")
+    if not module_name or not attr_path:
+        raise DriverError(f"`{spec}` is not a driver spec; write package.module:attr")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr_path.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as exc:
+        raise DriverError(
+            f"driver spec `{spec}` failed to import: {type(exc).__name__}: {exc}"
+        ) from exc
+    name = attr_path.rsplit(".", 1)[-1]
+    if isinstance(target, Driver):
+        reject_options(target.name, options)
+        return replace(target, options=options)
+    if detect_profile(target) is not None and not inspect.isclass(target):
+        reject_options(name, options)
+        return _bundle(name, target, lambda: target, options)
+    if callable(target):
+        return _from_callable(spec, name, target, options)
+    raise DriverError(
+        f"`{spec}` is a {type(target).__name__}: expected a conformance.Driver, a callable "
+        f"returning one, or an engine or provider"
+    )
+
+
+def _from_callable(spec: str, name: str, factory: Any, options: dict[str, str]) -> Driver:
+    accepts_options = "options" in inspect.signature(factory).parameters
+    if options and not accepts_options:
+        reject_options(name, options)
+
+    def build() -> Any:
+        return factory(options=options) if accepts_options else factory()
+
+    try:
+        made = build()
+    except DriverError:
+        raise
+    except Exception as exc:
+        raise DriverError(
+            f"driver spec `{spec}` failed to build: {type(exc).__name__}: {exc}"
+        ) from exc
+    if isinstance(made, Driver):
+        return replace(made, options=options)
+    if detect_profile(made) is None:
+        raise DriverError(
+            f"`{spec}` returned a {type(made).__name__}, which is neither a conformance.Driver "
+            f"nor an object with the engine or provider methods"
+        )
+    first = [made]
+
+    def fresh() -> Any:
+        # The probe instance is handed out once, so a class spec is not built twice.
+        return first.pop() if first else build()
+
+    return _bundle(name, made, fresh, options)
+
+
+def _bundle(name: str, sample: object, factory: Any, options: dict[str, str]) -> Driver:
+    if detect_profile(sample) == "engine":
+        return Driver(name=name, engine=factory, options=options)
+    return Driver(name=name, provider=factory, options=options)
