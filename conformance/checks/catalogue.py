@@ -1,0 +1,145 @@
+"""The catalogue: every check with its stable id, title, profile and the clause it enforces."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from conformance.checks.context import CheckContext, RunSettings
+from conformance.checks.outcome import (
+    CheckResult,
+    CheckSkipped,
+    ConformanceFailure,
+    Inconclusive,
+)
+from conformance.driver import Profile
+
+
+class CheckFunction(Protocol):
+    """A public check: `assert_<name>(driver, ctx=None)`."""
+
+    def __call__(self, driver: Any, ctx: CheckContext | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Check:
+    """One catalogued check."""
+
+    id: str
+    title: str
+    profile: Profile
+    clause: str
+    run: CheckFunction
+    storage: bool = False
+    needs: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The public function's name, e.g. `assert_fingerprint_replay`."""
+        return getattr(self.run, "__name__", self.id)
+
+    @property
+    def doc(self) -> str:
+        """The check's docstring: what it holds the driver to."""
+        return (getattr(self.run, "__doc__", None) or "").strip()
+
+
+CATALOGUE: dict[str, Check] = {}
+
+
+def check(
+    id: str,
+    *,
+    title: str,
+    clause: str,
+    storage: bool = False,
+    needs: str | None = None,
+) -> Callable[[Callable[[Any, CheckContext], None]], CheckFunction]:
+    """Register a check body under a stable id; the result is its public function.
+
+    The body receives the driver already bound to its context (every call counted,
+    timed and attributed), and deferred cleanups run whatever the outcome. A cleanup
+    failure is reported only when the body itself passed.
+    """
+    profile: Profile = "engine" if id.startswith("engine.") else "provider"
+
+    def register(body: Callable[[Any, CheckContext], None]) -> CheckFunction:
+        if id in CATALOGUE:
+            raise ValueError(f"check id `{id}` is registered twice")
+        if not clause.strip():
+            raise ValueError(f"check `{id}` names no spec clause")
+
+        @functools.wraps(body)
+        def public(driver: Any, ctx: CheckContext | None = None) -> None:
+            context = ctx if ctx is not None else CheckContext(id)
+            bound = context.bind(driver)
+            try:
+                body(bound, context)
+            except (ConformanceFailure, CheckSkipped, Inconclusive):
+                context.run_cleanups()
+                raise
+            except Exception as exc:
+                # The body tripped over an answer of the wrong shape: that is the
+                # driver's fault, reported at the call that produced it.
+                context.run_cleanups()
+                last = context.call_log[-1] if context.call_log else "(before any call)"
+                raise ConformanceFailure(
+                    id, last, "an answer of the contract's shape",
+                    f"{type(exc).__qualname__}: {exc}",
+                ) from exc
+            failure = context.run_cleanups()
+            if failure is not None:
+                raise failure
+
+        CATALOGUE[id] = Check(
+            id=id, title=title, profile=profile, clause=clause, run=public,
+            storage=storage, needs=needs,
+        )
+        return public
+
+    return register
+
+
+def checks_for(profile: Profile) -> list[Check]:
+    """The catalogued checks of one profile, in registration order."""
+    _load_suites()
+    return [c for c in CATALOGUE.values() if c.profile == profile]
+
+
+def all_checks() -> list[Check]:
+    """Every catalogued check, engine first, in registration order."""
+    _load_suites()
+    return checks_for("engine") + checks_for("provider")
+
+
+def _load_suites() -> None:
+    # The suites register themselves on import; importing here keeps the catalogue
+    # complete whichever module a caller reached first.
+    import conformance.checks.engine_suite  # noqa: F401
+    import conformance.checks.provider_suite  # noqa: F401
+
+
+def run_one(
+    chk: Check, driver: Any, settings: RunSettings | None = None, nonce: str | None = None
+) -> CheckResult:
+    """Run one check and classify how it ended."""
+    ctx = CheckContext(chk.id, settings, nonce)
+    started = time.perf_counter()
+    outcome: Any
+    try:
+        chk.run(driver, ctx)
+        outcome, reason = "passed", ""
+    except CheckSkipped as skip:
+        outcome, reason = "skipped", skip.reason
+    except Inconclusive as inc:
+        outcome, reason = "inconclusive", str(inc)
+    except ConformanceFailure as failure:
+        outcome, reason = "failed", str(failure)
+    return CheckResult(
+        id=chk.id, outcome=outcome, reason=reason,
+        duration=time.perf_counter() - started, calls=ctx.calls, retries=ctx.retries,
+        call_log=ctx.call_log,
+    )

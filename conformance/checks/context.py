@@ -1,0 +1,199 @@
+"""The run context of one check: its isolated root, and every driver call it makes."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from conformance.bridge import as_sync
+from conformance.checks.outcome import ConformanceFailure, DriverRaised, Inconclusive
+
+_counter = itertools.count()
+_ROOT_PREFIX = "tinymemory-conformance"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How calls are made: a per-call time limit and the retry policy for transient errors."""
+
+    timeout: float | None = 60.0
+    retries: int = 3
+    backoff: float = 0.1
+    backoff_max: float = 2.0
+
+
+def new_nonce() -> str:
+    """A token unique to this process, its xdist worker and this moment (letters and digits)."""
+    worker = re.sub(r"[^A-Za-z0-9]", "", os.environ.get("PYTEST_XDIST_WORKER", ""))
+    return f"{worker}{time.time_ns():x}{next(_counter):x}{os.getpid():x}"
+
+
+def describe(value: object, width: int = 60) -> str:
+    """A short, one-line rendering of a call argument for messages."""
+    text = repr(value).replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _is_transient(error: BaseException) -> bool:
+    probe = getattr(error, "is_transient", None)
+    return bool(probe()) if callable(probe) else False
+
+
+class CheckContext:
+    """Isolation and call accounting for one run of one check."""
+
+    def __init__(
+        self, check_id: str, settings: RunSettings | None = None, nonce: str | None = None
+    ) -> None:
+        self.check_id = check_id
+        self.settings = settings or RunSettings()
+        self.nonce = nonce or new_nonce()
+        # A single word, valid as an engine segment id and as part of a provider namespace.
+        self.marker = f"tmconf{self.nonce}"
+        slug = re.sub(r"[^A-Za-z0-9_-]", "-", check_id)
+        self.root = f"{_ROOT_PREFIX}/{self.nonce}/{slug}"
+        self.calls = 0
+        self.retries = 0
+        self.call_log: list[str] = []
+        self._cleanups: list[tuple[str, Callable[[], object]]] = []
+
+    # -- driver calls ---------------------------------------------------------------
+
+    def bind(self, driver: Any) -> Any:
+        """A proxy of `driver` whose every call is counted, timed and attributed to this check."""
+        if isinstance(driver, RecordingProxy):
+            return driver
+        return RecordingProxy(as_sync(driver), self, "")
+
+    def invoke(self, label: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call `fn`, retrying transient errors; a driver exception becomes `DriverRaised`."""
+        attempt = 0
+        while True:
+            self.calls += 1
+            self.call_log.append(label)
+            try:
+                return self._within_time_limit(label, fn, args, kwargs)
+            except Inconclusive:
+                raise
+            except Exception as exc:
+                if _is_transient(exc):
+                    if attempt < self.settings.retries:
+                        attempt += 1
+                        self.retries += 1
+                        time.sleep(min(self.settings.backoff * 2 ** (attempt - 1),
+                                       self.settings.backoff_max))
+                        continue
+                    raise Inconclusive(
+                        self.check_id, label,
+                        f"the driver stayed unavailable after {attempt} retries: {exc}",
+                    ) from exc
+                raise DriverRaised(self.check_id, label, exc) from exc
+
+    def _within_time_limit(
+        self, label: str, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> Any:
+        limit = self.settings.timeout
+        if limit is None:
+            return fn(*args, **kwargs)
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = fn(*args, **kwargs)
+            except BaseException as exc:
+                box["error"] = exc
+
+        # A daemon thread, so a call that never returns cannot hold the process open.
+        worker = threading.Thread(target=target, name=f"tinymemory-call {label}", daemon=True)
+        worker.start()
+        worker.join(limit)
+        if worker.is_alive():
+            raise Inconclusive(self.check_id, label, f"the call ran past the {limit:g} s limit")
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
+    def refused(
+        self,
+        label: str,
+        fn: Callable[[], Any],
+        expect: type[BaseException] | tuple[type[BaseException], ...],
+        expected: str,
+    ) -> BaseException:
+        """Run a call that must fail with `expect`; return the driver's error."""
+        try:
+            got = fn()
+        except DriverRaised as raised:
+            if isinstance(raised.error, expect):
+                return raised.error
+            self.fail(
+                label, expected,
+                f"{type(raised.error).__qualname__}: {raised.error}",
+            )
+        self.fail(label, expected, f"success ({describe(got, 120)})")
+
+    # -- verdicts -------------------------------------------------------------------
+
+    def fail(self, call: str, expected: str, got: str) -> NoReturn:
+        """Fail this check at `call`."""
+        raise ConformanceFailure(self.check_id, call, expected, got)
+
+    def require(self, condition: bool, call: str, expected: str, got: object) -> None:
+        """Fail at `call` unless `condition` holds; `got` is rendered only on failure."""
+        if not condition:
+            self.fail(call, expected, got if isinstance(got, str) else describe(got, 200))
+
+    # -- cleanup --------------------------------------------------------------------
+
+    def defer(self, label: str, fn: Callable[[], object]) -> None:
+        """Run `fn` when the check ends, pass or fail (last registered, first run)."""
+        self._cleanups.append((label, fn))
+
+    def run_cleanups(self) -> ConformanceFailure | Inconclusive | None:
+        """Run every deferred cleanup; return the first failure, having tried them all."""
+        first: ConformanceFailure | Inconclusive | None = None
+        while self._cleanups:
+            label, fn = self._cleanups.pop()
+            try:
+                fn()
+            except (ConformanceFailure, Inconclusive) as exc:
+                first = first or exc
+            except Exception as exc:
+                first = first or DriverRaised(self.check_id, f"cleanup: {label}", exc)
+        return first
+
+
+class RecordingProxy:
+    """Forwards attribute access to a driver, routing every call through a `CheckContext`."""
+
+    def __init__(self, target: Any, ctx: CheckContext, prefix: str) -> None:
+        self._target = target
+        self._ctx = ctx
+        self._prefix = prefix
+
+    @property
+    def unwrapped(self) -> Any:
+        """The driver behind the proxy."""
+        return self._target
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._target, name)
+        if not callable(attr):
+            return attr
+        ctx, prefix = self._ctx, self._prefix
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            shown = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
+            label = f"{prefix}{name}({', '.join(shown)})"
+            result = ctx.invoke(label, attr, *args, **kwargs)
+            if name.startswith("as_") and result is not None:
+                return RecordingProxy(as_sync(result), ctx, f"{name}().")
+            return result
+
+        return call

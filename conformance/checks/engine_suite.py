@@ -1,0 +1,1 @@
+"""The engine suite: importing it registers every engine check in the catalogue."""

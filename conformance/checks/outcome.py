@@ -1,0 +1,72 @@
+"""What a check can end in, and the exceptions that carry those endings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Outcome = Literal["passed", "failed", "skipped", "inconclusive", "waived"]
+
+RETAINS_NOTHING = "driver retains nothing"
+
+
+class ConformanceFailure(AssertionError):
+    """A driver answered against the contract: which check, which call, expected against got."""
+
+    def __init__(self, check_id: str, call: str, expected: str, got: str) -> None:
+        self.check_id = check_id
+        self.call = call
+        self.expected = expected
+        self.got = got
+        super().__init__(
+            f"conformance check `{check_id}` failed at {call}: expected {expected}; got {got}"
+        )
+
+
+class DriverRaised(ConformanceFailure):
+    """A call the check needed raised an exception of the driver's own."""
+
+    def __init__(self, check_id: str, call: str, error: BaseException) -> None:
+        self.error = error
+        super().__init__(
+            check_id,
+            call,
+            "the call to succeed",
+            f"the driver raised {type(error).__qualname__}: {error}",
+        )
+
+
+class CheckSkipped(Exception):
+    """The check does not apply to this driver; the reason says why."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class Inconclusive(Exception):
+    """The check could not reach a verdict (a call ran past its time limit, say)."""
+
+    def __init__(self, check_id: str, call: str, reason: str) -> None:
+        self.check_id = check_id
+        self.call = call
+        self.reason = reason
+        super().__init__(f"conformance check `{check_id}` is inconclusive at {call}: {reason}")
+
+
+@dataclass
+class CheckResult:
+    """One check's verdict on one driver, as the report records it."""
+
+    id: str
+    outcome: Outcome
+    reason: str = ""
+    duration: float = 0.0
+    calls: int = 0
+    retries: int = 0
+    call_log: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the outcome lets a run pass (passed, skipped or waived)."""
+        return self.outcome in ("passed", "skipped", "waived")

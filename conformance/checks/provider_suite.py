@@ -1,0 +1,45 @@
+"""The provider suite: importing it registers every provider check in the catalogue."""
+
+from conformance.checks.provider_core import (
+    assert_awkward_content_round_trips,
+    assert_capability_audit,
+    assert_forget_is_idempotent,
+    assert_list_filters_narrow,
+    assert_namespaces_are_isolated,
+    assert_retention_probe,
+    assert_store_get_round_trip,
+    assert_taint_is_preserved,
+    assert_upsert_replaces_rather_than_duplicates,
+)
+from conformance.checks.provider_documents import assert_documents_round_trip
+from conformance.checks.provider_portability import (
+    assert_export_cursor_terminates,
+    assert_export_import_round_trip,
+)
+from conformance.checks.provider_recall import (
+    assert_namespace_none_semantics,
+    assert_recall_respects_limit_and_namespace,
+    assert_recall_respects_source_scope,
+)
+from conformance.checks.provider_sections import assert_namespaces_preserve_their_section
+from conformance.checks.provider_support import provider_retains_writes
+
+__all__ = [
+    "assert_awkward_content_round_trips",
+    "assert_capability_audit",
+    "assert_documents_round_trip",
+    "assert_export_cursor_terminates",
+    "assert_export_import_round_trip",
+    "assert_forget_is_idempotent",
+    "assert_list_filters_narrow",
+    "assert_namespace_none_semantics",
+    "assert_namespaces_are_isolated",
+    "assert_namespaces_preserve_their_section",
+    "assert_recall_respects_limit_and_namespace",
+    "assert_recall_respects_source_scope",
+    "assert_retention_probe",
+    "assert_store_get_round_trip",
+    "assert_taint_is_preserved",
+    "assert_upsert_replaces_rather_than_duplicates",
+    "provider_retains_writes",
+]

@@ -1,0 +1,76 @@
+"""Run a whole suite without pytest: every applicable check, one result per id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from conformance.bridge import as_sync
+from conformance.checks.catalogue import Check, checks_for, run_one
+from conformance.checks.context import CheckContext, RunSettings, new_nonce
+from conformance.checks.outcome import (
+    RETAINS_NOTHING,
+    CheckResult,
+    ConformanceFailure,
+    Inconclusive,
+)
+from conformance.driver import Profile
+
+
+def retention(profile: Profile) -> Callable[[Any, CheckContext | None], bool]:
+    """The retention probe of a profile: does the driver give back what it was given?"""
+    if profile == "engine":
+        from conformance.checks.engine_suite import engine_retains_writes
+
+        return engine_retains_writes
+    from conformance.checks.provider_suite import provider_retains_writes
+
+    return provider_retains_writes
+
+
+def run_suite(
+    profile: Profile,
+    driver: Any,
+    settings: RunSettings | None = None,
+    only: Iterable[str] | None = None,
+) -> dict[str, CheckResult]:
+    """Run every check of `profile` (or those in `only`) against `driver`, in catalogue order.
+
+    Storage checks are skipped with the reason "driver retains nothing" when the
+    retention probe finds that the driver keeps nothing.
+    """
+    target = as_sync(driver)
+    wanted = set(only) if only is not None else None
+    checks: list[Check] = [c for c in checks_for(profile) if wanted is None or c.id in wanted]
+    nonce = new_nonce()
+    retains = True
+    if any(c.storage for c in checks):
+        try:
+            retains = retention(profile)(
+                target, CheckContext(f"{profile}.retention_probe", settings, nonce)
+            )
+        except (ConformanceFailure, Inconclusive):
+            # A probe that errs is a fault, not "retains nothing": the storage checks run
+            # and report it, and so does the `retention_probe` check itself.
+            retains = True
+    results: dict[str, CheckResult] = {}
+    for chk in checks:
+        if chk.storage and not retains:
+            results[chk.id] = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
+        else:
+            results[chk.id] = run_one(chk, target, settings, nonce)
+    return results
+
+
+def run_engine_suite(
+    engine: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
+) -> dict[str, CheckResult]:
+    """Run the engine suite against a sync or async `MemoryEngine`."""
+    return run_suite("engine", engine, settings, only)
+
+
+def run_provider_suite(
+    provider: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
+) -> dict[str, CheckResult]:
+    """Run the provider suite against a sync or async `MemoryProvider`."""
+    return run_suite("provider", provider, settings, only)

@@ -1,0 +1,73 @@
+"""Canonical identifiers and physical storage addresses (contract-reference A11).
+
+`canonical_identifier` is the logical, delimiter-preserving form of a namespace or key;
+`sanitize_namespace` is the physical address (database column and directory name). The
+address is path-safe but not injective: "a:b_c" and "a_b:c" both become "a_b_c".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .pii import has_likely_pii, redact_pii
+
+__all__ = [
+    "GLOBAL_NAMESPACE",
+    "address_path",
+    "canonical_document_key",
+    "canonical_identifier",
+    "sanitize_namespace",
+]
+
+GLOBAL_NAMESPACE = "global"
+"""Address used when a namespace is blank or sanitises to nothing."""
+
+# Rust's `str::trim` strips Unicode White_Space, which differs from `str.strip()`
+# (Python also strips U+001C..U+001F).
+_WHITE_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_OUTSIDE_ALLOW_LIST = re.compile(r"[^A-Za-z0-9_/-]")
+
+
+def canonical_identifier(value: str) -> str:
+    """`value` with PII redacted (strict set) if the strict gate fires, else unchanged."""
+    return redact_pii(value, strict=True).value if has_likely_pii(value) else value
+
+
+def canonical_document_key(key: str) -> str:
+    """The stored form of a document key: trimmed, then `canonical_identifier`."""
+    return canonical_identifier(key.strip(_WHITE_SPACE))
+
+
+def sanitize_namespace(ns: str) -> str:
+    """Physical address of namespace `ns`: only `[A-Za-z0-9_/-]`, no leading "/", never empty."""
+    canonical = canonical_identifier(ns.strip(_WHITE_SPACE))
+    if not canonical:
+        return GLOBAL_NAMESPACE
+    # One "_" per disallowed character: ":" (a Windows drive/stream marker), "." (so ".."
+    # cannot traverse), "@", spaces, non-ASCII.
+    address = _OUTSIDE_ALLOW_LIST.sub("_", canonical).lstrip("/")
+    return address or GLOBAL_NAMESPACE
+
+
+def address_path(workspace: Path, address: str) -> Path:
+    """`workspace` joined with the "/"-separated `address`; ValueError unless strictly inside.
+
+    Every segment must be non-empty and not "." or ".."; separators and drive markers of
+    other platforms are refused too. The resolved result (symlinks followed) must lie
+    under the resolved workspace. Returns the unresolved join.
+    """
+    segments = address.split("/")
+    for segment in segments:
+        if segment in ("", ".", ".."):
+            raise ValueError(f"storage address {address!r} has an empty, '.' or '..' segment")
+        if any(c in segment for c in "\\:\0"):
+            raise ValueError(f"storage address {address!r} contains '\\', ':' or NUL")
+    path = workspace.joinpath(*segments)
+    root = workspace.resolve()
+    if root not in path.resolve().parents:
+        raise ValueError(f"storage address {address!r} escapes the workspace {workspace}")
+    return path
