@@ -28,7 +28,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec(firstresult=True)
-def tinymemory_driver(name: str, options: Mapping[str, str]) -> Driver | None:  # type: ignore[empty-body]
+def tinymemory_driver(name: str, options: Mapping[str, str]) -> Driver | None:
     """Build the driver announced under `name`, configured by `options`.
 
     Raise `conformance.DriverError` for options the driver cannot take; return

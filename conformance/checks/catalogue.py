@@ -120,6 +120,7 @@ def _load_suites() -> None:
     # complete whichever module a caller reached first.
     import conformance.checks.engine_suite  # noqa: F401
     import conformance.checks.provider_suite  # noqa: F401
+    import conformance.checks.credentials  # noqa: F401
 
 
 def run_one(

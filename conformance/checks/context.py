@@ -26,6 +26,7 @@ class RunSettings:
     retries: int = 3
     backoff: float = 0.1
     backoff_max: float = 2.0
+    secrets: tuple[str, ...] = ()
 
 
 def new_nonce() -> str:

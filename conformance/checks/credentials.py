@@ -1,0 +1,71 @@
+"""Checks that a credential handed to a driver never shows in its error messages or health."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.outcome import CheckSkipped, DriverRaised
+from conformance.engine import FetchMode, FetchRequest, ListRequest, MetaFilter, RecallRequest
+
+
+def _assert_no_secret(ctx: CheckContext, calls: list[tuple[str, Callable[[], Any]]]) -> None:
+    """Run each call; neither its answer nor its error may carry a credential's value."""
+    for label, call in calls:
+        try:
+            texts = [str(call())]
+        except DriverRaised as raised:
+            texts = [str(raised.error), repr(raised.error)]
+        for text in texts:
+            for secret in ctx.settings.secrets:
+                ctx.require(secret not in text, label, "no credential in any message",
+                            "a message carrying the value of a credential option")
+
+
+def _secrets(ctx: CheckContext) -> None:
+    if not ctx.settings.secrets:
+        raise CheckSkipped("no credential option given to the driver")
+
+
+@check(
+    "engine.no_credential_in_errors",
+    title="Error messages and health never carry a credential",
+    clause="contract-reference B1 (messages never carry a credential)",
+)
+def assert_engine_no_credential_in_errors(engine: Any, ctx: CheckContext) -> None:
+    """Invalid requests, an unknown cursor and health must not echo a credential option."""
+    _secrets(ctx)
+    scoped = MetaFilter(workspace=ctx.root)
+    calls: list[tuple[str, Callable[[], Any]]] = [
+        ("health()", lambda: engine.health()),
+        ("list(limit=0)", lambda: engine.list(ListRequest(filter=scoped, limit=0))),
+        ("list(unknown cursor)", lambda: engine.list(
+            ListRequest(filter=scoped, limit=1, cursor=f"{ctx.marker}-no-such-cursor"))),
+        ("recall(blank)", lambda: engine.recall(RecallRequest(question=" ", filter=scoped,
+                                                               limit=1))),
+    ]
+    declared = set(engine.descriptor().fetch_modes)
+    for mode in FetchMode:
+        if mode not in declared:
+            calls.append((f"fetch({mode.value})", lambda m=mode: engine.fetch(
+                FetchRequest(query=ctx.marker, mode=m, filter=scoped, limit=1))))
+    _assert_no_secret(ctx, calls)
+
+
+@check(
+    "provider.no_credential_in_errors",
+    title="Error messages and health never carry a credential",
+    clause="contract-reference A2 (health reasons), A3 (messages never carry a credential)",
+)
+def assert_provider_no_credential_in_errors(provider: Any, ctx: CheckContext) -> None:
+    """A foreign export cursor, a zero limit and health must not echo a credential option."""
+    _secrets(ctx)
+    calls: list[tuple[str, Callable[[], Any]]] = [
+        ("health()", lambda: provider.health()),
+        ("export_page(foreign cursor)", lambda: provider.export_page("!not-a-cursor!", 8)),
+        ("export_page(limit 0)", lambda: provider.export_page(None, 0)),
+        ("get(bad namespace)", lambda: provider.get("", "k")),
+    ]
+    _assert_no_secret(ctx, calls)

@@ -1,0 +1,112 @@
+"""Engine checks of the basics: it serves, the probe answers, and items read back whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.engine_support import (
+    AT,
+    cleanup,
+    engine_retains_writes,
+    ids,
+    list_all,
+    meta,
+    run_filter,
+)
+from conformance.engine import (
+    Conversation,
+    Document,
+    Learning,
+    LearningKind,
+    Role,
+    SourceKind,
+    SourceRef,
+    ToolCallRef,
+    Turn,
+    conversation,
+    document,
+    learning,
+    to_f32,
+)
+
+
+@check(
+    "engine.health",
+    title="The engine reports that it serves",
+    clause="contract-reference B8 (health), B10 §1",
+)
+def assert_health(engine: Any, ctx: CheckContext) -> None:
+    """`health()` answers, and `is_serving()` is true (the engine is not down)."""
+    health = engine.health()
+    ctx.require(health.is_serving(), "health()", "a serving engine (ok or degraded)", health)
+
+
+@check(
+    "engine.retention_probe",
+    title="The retention probe answers without error",
+    clause="decisions §4.8; contract-reference B8 (store, list)",
+)
+def assert_retention_probe(engine: Any, ctx: CheckContext) -> None:
+    """Store one document under the run's root and list it back without error (an engine
+    that keeps nothing passes)."""
+    engine_retains_writes(engine, ctx)
+
+
+def round_trip_items(ctx: CheckContext) -> list[Document | Conversation | Learning]:
+    """One item of each kind, with titles, tool calls and evidence set (B10 round trip)."""
+    m = ctx.marker
+    return [
+        document(
+            f"{m} document body", meta(ctx, tags=["roundtrip"]),
+            title="Round trip", mime="text/markdown",
+        ),
+        conversation(
+            [
+                Turn(role=Role.USER, text=f"{m} what is in the plan", at=AT),
+                Turn(role=Role.ASSISTANT, text="the plan has three steps", at=AT,
+                     tool_calls=[ToolCallRef(name="read_plan", id="call-1")]),
+            ],
+            meta(ctx, source=SourceRef(kind=SourceKind.CONVERSATION, id=f"{m}-thread")),
+        ),
+        learning(
+            f"{m} the user prefers short answers", LearningKind.PREFERENCE, 0.75,
+            meta(ctx), evidence="said so twice",
+        ),
+    ]
+
+
+@check(
+    "engine.round_trip",
+    title="Each kind of item lists back exactly as stored",
+    clause="contract-reference B2 (items, render_text), B6 (Hit), B8 (store, list), B10 §2",
+    storage=True,
+)
+def assert_round_trip(engine: Any, ctx: CheckContext) -> None:
+    """A document, a conversation and a learning each store as new, and a listing by kind
+    holds exactly that one item: its receipt id, kind, full metadata, confidence and
+    rendered text."""
+    cleanup(engine, ctx)
+    items = round_trip_items(ctx)
+    receipts = []
+    for item in items:
+        receipt = engine.store(item)
+        ctx.require(not receipt.replayed, f"store({item.kind.value})",
+                    "replayed=False (the item is new)", receipt)
+        receipts.append(receipt)
+    # All three are held before any is read, so each kind filter has others to exclude.
+    for item, receipt in zip(items, receipts, strict=True):
+        filter = run_filter(ctx, kinds=[item.kind])
+        call = f"list(kinds=[{item.kind.value}] + run filter)"
+        hits = list_all(engine, ctx, filter)
+        others = [hit.kind.value for hit in hits if hit.kind is not item.kind]
+        ctx.require(not others, call, f"only {item.kind.value} items", f"also {others}")
+        ctx.require(ids(hits) == [receipt.id], call, f"exactly the item {receipt.id}", ids(hits))
+        hit = hits[0]
+        ctx.require(hit.meta == item.meta, call, f"meta {item.meta!r}", repr(hit.meta))
+        ctx.require(hit.text == item.render_text(), call, f"text {item.render_text()!r}",
+                    repr(hit.text))
+        want = to_f32(item.confidence) if isinstance(item, Learning) else None
+        got = None if hit.confidence is None else to_f32(hit.confidence)
+        ctx.require(got == want, call, f"confidence {want}", got)

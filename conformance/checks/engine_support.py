@@ -1,0 +1,227 @@
+"""What engine checks share: the run's workspace, paging that must progress, cleanup, the probe.
+
+Every item a check writes carries ``meta.workspace = ctx.root`` (or the probe
+workspace under it), and every read and forget names that workspace, so a check
+never sees or touches data outside its own run (decisions §4.9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.outcome import CheckSkipped
+from conformance.engine import (
+    Conversation,
+    Document,
+    FetchMode,
+    FetchRequest,
+    ForgetFilter,
+    Hit,
+    ItemKind,
+    Learning,
+    LearningKind,
+    ListRequest,
+    MemoryMeta,
+    MetaFilter,
+    Role,
+    Turn,
+    conversation,
+    document,
+    learning,
+)
+
+LIST_PAGE = 2
+"""The page size `list_all` reads with: small, so paging is exercised on every read."""
+
+MAX_PAGES = 10_000
+"""Pages after which a listing that still hands out cursors is judged never to end."""
+
+NO_FETCH_MODE = "engine declares no fetch mode"
+
+Page = tuple[list[Hit], str | None]
+
+
+def meta(ctx: CheckContext, workspace: str | None = None, **fields: Any) -> MemoryMeta:
+    """Metadata naming the run's workspace (or `workspace`), plus `fields`."""
+    return MemoryMeta(workspace=workspace or ctx.root, **fields)
+
+
+def run_filter(ctx: CheckContext, workspace: str | None = None, **fields: Any) -> MetaFilter:
+    """A filter naming the run's workspace (or `workspace`), plus `fields`."""
+    return MetaFilter(workspace=workspace or ctx.root, **fields)
+
+
+def probe_workspace(ctx: CheckContext) -> str:
+    """The workspace of the fetch-filter probes, inside the run's own."""
+    return f"{ctx.root}/probes"
+
+
+def note(ctx: CheckContext, label: str, **fields: Any) -> Document:
+    """The document `<marker> <label> note` in the run's workspace."""
+    return document(f"{ctx.marker} {label} note", meta(ctx, **fields))
+
+
+def fact(ctx: CheckContext, label: str, confidence: float = 0.9, **fields: Any) -> Learning:
+    """The learning `<marker> <label> fact` in the run's workspace."""
+    return learning(f"{ctx.marker} {label} fact", LearningKind.FACT, confidence, meta(ctx, **fields))
+
+
+def exchange(ctx: CheckContext, label: str, **fields: Any) -> Conversation:
+    """A two-turn conversation about `label` in the run's workspace."""
+    turns = [
+        Turn(role=Role.USER, text=f"{ctx.marker} {label} question"),
+        Turn(role=Role.ASSISTANT, text=f"{label} answer"),
+    ]
+    return conversation(turns, meta(ctx, **fields))
+
+
+AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
+"""A fixed observation time: every timestamp a check writes is whole seconds, UTC."""
+
+
+def seed(engine: Any, ctx: CheckContext) -> list[str]:
+    """Store six items in the run's workspace (3 documents, 2 learnings, 1 conversation,
+    so every kind has its own count) and return their receipt ids in store order."""
+    items: list[Document | Learning | Conversation] = [
+        note(ctx, "seed one"),
+        note(ctx, "seed two"),
+        note(ctx, "seed three"),
+        fact(ctx, "seed four"),
+        fact(ctx, "seed five", 0.5),
+        exchange(ctx, "seed six"),
+    ]
+    return [engine.store(item).id for item in items]
+
+
+SEEDED_KINDS = {ItemKind.DOCUMENT: 3, ItemKind.LEARNING: 2, ItemKind.CONVERSATION: 1}
+"""How many items of each kind `seed` stores."""
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    """The ids of `hits`, in order."""
+    return [hit.id for hit in hits]
+
+
+def cleanup(engine: Any, ctx: CheckContext, *workspaces: str) -> None:
+    """When the check ends, forget by the run's workspace filter (and each of
+    `workspaces`), then require that nothing is left there to list."""
+    for workspace in (ctx.root, *workspaces):
+        ctx.defer(f"forget(workspace={workspace!r})", _forgetter(engine, ctx, workspace))
+
+
+def _forgetter(engine: Any, ctx: CheckContext, workspace: str) -> Callable[[], None]:
+    def forget() -> None:
+        engine.forget(ForgetFilter(filter=MetaFilter(workspace=workspace)))
+        left = list_all(engine, ctx, MetaFilter(workspace=workspace))
+        ctx.require(
+            not left, f"list(workspace={workspace!r}) after the cleanup forget",
+            "nothing left", f"{len(left)} items survived a forget by workspace filter",
+        )
+
+    return forget
+
+
+def pages(
+    ctx: CheckContext,
+    what: str,
+    limit: int,
+    read: Callable[[str | None], Page],
+    noun: str = "listing",
+) -> list[Hit]:
+    """Every hit of a paged read, following `next_cursor` until it is unset.
+
+    Fails when a page holds more than `limit` hits, when a cursor repeats (the read
+    would never end) or after `MAX_PAGES` pages.
+    """
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    call = what
+    for _ in range(MAX_PAGES):
+        call = f"{what} (limit {limit}, cursor {cursor!r})"
+        items, next_cursor = read(cursor)
+        ctx.require(len(items) <= limit, call, f"at most {limit} hits", f"{len(items)} hits")
+        hits.extend(items)
+        if next_cursor is None:
+            return hits
+        if next_cursor in seen:
+            ctx.fail(call, "a cursor that makes progress",
+                     f"the {noun} cursor `{next_cursor}` repeated; paging never ends")
+        seen.add(next_cursor)
+        cursor = next_cursor
+    ctx.fail(call, f"a read that ends within {MAX_PAGES} pages", "a cursor on every page")
+
+
+def list_all(
+    engine: Any, ctx: CheckContext, filter: MetaFilter, limit: int = LIST_PAGE
+) -> list[Hit]:
+    """Every item `filter` admits, listed `limit` at a time; every score must be 0.0."""
+
+    def read(cursor: str | None) -> Page:
+        page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
+        scored = [hit for hit in page.items if hit.score != 0.0]
+        ctx.require(not scored, f"list({describe_filter(filter)}, cursor {cursor!r})",
+                    "every listing hit scored 0.0",
+                    f"score {scored[0].score} on {scored[0].id}" if scored else "")
+        return page.items, page.next_cursor
+
+    return pages(ctx, f"list({describe_filter(filter)})", limit, read)
+
+
+def fetch_all(
+    engine: Any, ctx: CheckContext, query: str, mode: FetchMode, filter: MetaFilter, limit: int
+) -> list[Hit]:
+    """Every hit of a fetch in `mode`, `limit` at a time."""
+
+    def read(cursor: str | None) -> Page:
+        req = FetchRequest(query=query, mode=mode, filter=filter, limit=limit, cursor=cursor)
+        page = engine.fetch(req)
+        return page.hits, page.next_cursor
+
+    what = f"fetch({query!r}, {mode.value}, {describe_filter(filter)})"
+    return pages(ctx, what, limit, read, "fetch")
+
+
+def describe_filter(filter: MetaFilter) -> str:
+    """The set fields of `filter`, for messages (`workspace=...` shortened to its last step)."""
+    shown = filter.model_dump(mode="json")
+    if "workspace" in shown:
+        shown["workspace"] = "…/" + str(shown["workspace"]).rsplit("/", 1)[-1]
+    return ", ".join(f"{key}={value}" for key, value in shown.items()) or "{}"
+
+
+def modes(engine: Any) -> list[FetchMode]:
+    """The fetch modes the engine declares, in contract order."""
+    declared = set(engine.descriptor().fetch_modes)
+    return [mode for mode in FetchMode if mode in declared]
+
+
+def require_a_mode(engine: Any) -> list[FetchMode]:
+    """The declared fetch modes; skips the check when there are none."""
+    declared = modes(engine)
+    if not declared:
+        raise CheckSkipped(NO_FETCH_MODE)
+    return declared
+
+
+def engine_retains_writes(engine: Any, ctx: CheckContext | None = None) -> bool:
+    """The retention probe (decisions §4.8): store one document under the run's root and
+    list it back. Errors propagate; cleanup runs whatever happens.
+
+    Deliberately not a flag the engine sets: an engine that means to retain and
+    silently does not must be caught by the storage checks, not excused from them.
+    """
+    context = ctx if ctx is not None else CheckContext("engine.retention_probe")
+    bound = context.bind(engine)
+    try:
+        cleanup(bound, context)
+        bound.store(note(context, "retention probe"))
+        held = list_all(bound, context, run_filter(context))
+    finally:
+        failure = context.run_cleanups()
+    if failure is not None:
+        raise failure
+    return bool(held)

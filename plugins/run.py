@@ -1,0 +1,191 @@
+"""One conformance run inside pytest: the driver, its profile objects, waivers and results."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import conformance
+from conformance.bridge import as_sync
+from conformance.checks.catalogue import Check, all_checks, run_one
+from conformance.checks.context import CheckContext, RunSettings, new_nonce
+from conformance.checks.outcome import RETAINS_NOTHING, CheckResult, ConformanceFailure, Inconclusive
+from conformance.checks.runner import retention
+from conformance.driver import Driver, Profile, ProfileNotOffered
+from conformance.report import (
+    CheckEntry,
+    DriverInfo,
+    ProfileInfo,
+    Report,
+    level_of,
+    redact_options,
+    redact_text,
+    secret_values,
+    summarise,
+)
+from plugins.registry import resolve_driver
+from plugins.settings import KitSettings
+from plugins.waivers import Waiver
+
+
+@dataclass
+class KitRun:
+    """The state of one pytest process's conformance run (one per xdist worker)."""
+
+    settings: KitSettings
+    driver: Driver
+    waivers: dict[str, Waiver]
+    objects: dict[str, Any]
+    nonce: str = field(default_factory=new_nonce)
+    today: dt.date = field(default_factory=dt.date.today)
+    collected: list[CheckEntry] = field(default_factory=list)
+    _retains: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, settings: KitSettings, waivers: dict[str, Waiver]) -> KitRun:
+        """Resolve the driver and build each asked profile it offers (errors before any test)."""
+        assert settings.driver is not None
+        driver = resolve_driver(settings.driver, settings.driver_options)
+        objects = {
+            profile: as_sync(driver.make(profile))
+            for profile in settings.profiles()
+            if profile in driver.profiles
+        }
+        return cls(settings=settings, driver=driver, waivers=waivers, objects=objects)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values of the driver's credential-like options."""
+        return secret_values(self.driver.options)
+
+    @property
+    def run_settings(self) -> RunSettings:
+        """How each driver call is made."""
+        s = self.settings
+        return RunSettings(timeout=s.timeout, retries=s.retries, backoff=s.backoff,
+                           secrets=self.secrets)
+
+    def checks(self) -> list[Check]:
+        """The checks of the asked profiles, in catalogue order."""
+        asked = set(self.settings.profiles())
+        return [c for c in all_checks() if c.profile in asked]
+
+    def profile_object(self, profile: str) -> Any:
+        """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
+        if profile not in self.objects:
+            raise ProfileNotOffered(f"driver `{self.driver.name}` does not offer the {profile} "
+                                    f"profile, or it was not asked for")
+        return self.objects[profile]
+
+    def retains(self, profile: Profile) -> bool:
+        """The retention probe's answer for `profile`, asked once per process."""
+        if profile not in self._retains:
+            ctx = CheckContext(f"{profile}.retention_probe", self.run_settings, self.nonce)
+            try:
+                self._retains[profile] = retention(profile)(self.objects[profile], ctx)
+            except (ConformanceFailure, Inconclusive):
+                # The probe's own check reports the fault; storage checks still run.
+                self._retains[profile] = True
+        return self._retains[profile]
+
+    def run_check(self, chk: Check) -> CheckResult:
+        """Run one check, then apply its waiver and redact credentials from its reason."""
+        if chk.profile not in self.objects:
+            reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
+            result = CheckResult(id=chk.id, outcome="skipped", reason=reason)
+        elif chk.storage and not self.retains(chk.profile):
+            result = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
+        else:
+            result = run_one(chk, self.objects[chk.profile], self.run_settings, self.nonce)
+        result = self._waive(result)
+        result.reason = redact_text(result.reason, self.secrets)
+        return result
+
+    def _waive(self, result: CheckResult) -> CheckResult:
+        waiver = self.waivers.get(result.id)
+        if waiver is None:
+            return result
+        where = f"waiver for `{result.id}` ({waiver.issue}, expires {waiver.expires})"
+        if waiver.expired(self.today):
+            result.outcome = "failed"
+            result.reason = (f"{where} has expired: fix the driver or renew the waiver. "
+                             f"The check {result.outcome}: {result.reason}").strip()
+        elif result.outcome == "failed":
+            result.outcome = "waived"
+            result.reason = f"{where}: {waiver.reason}. Failure: {result.reason}"
+        elif result.outcome == "passed":
+            result.outcome = "failed"
+            result.reason = (f"unexpected pass: the check is waived by the {where}, but "
+                             f"passed; remove the waiver (waivers are strict)")
+        return result
+
+    def entry_of(self, chk: Check, result: CheckResult) -> CheckEntry:
+        """The report entry of one check's result."""
+        return CheckEntry(
+            id=chk.id, profile=chk.profile, outcome=result.outcome, reason=result.reason,
+            duration=round(result.duration, 6), calls=result.calls, retries=result.retries,
+            clause=chk.clause, optional=chk.needs is not None,
+        )
+
+    def summary_lines(self) -> list[str]:
+        """What the terminal summary shows: levels and verdict."""
+        report = build_report(self)
+        s = report.summary
+        lines = [f"tinymemory conformance of `{self.driver.name}`: {s.verdict} "
+                 f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
+                 f"waived, {s.inconclusive} inconclusive; retries {sum(c.retries for c in report.checks)})"]
+        for name, info in sorted(report.profiles.items()):
+            lines.append(f"  {name}: level {info.level}")
+        if self.settings.report is not None:
+            lines.append(f"  report: {self.settings.report}")
+        return lines
+
+
+def entry_from_properties(properties: Iterable[tuple[str, object]]) -> CheckEntry | None:
+    """The report entry a check item recorded in its user properties, if any."""
+    for name, value in properties:
+        if name == "tinymemory" and isinstance(value, dict):
+            return CheckEntry.model_validate(value)
+    return None
+
+
+def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> ProfileInfo:
+    retains: bool | None = None
+    storage_skips = [e for e in entries if e.reason == RETAINS_NOTHING]
+    if any(e.outcome != "skipped" for e in entries):
+        retains = not storage_skips
+    expected = [c.id for c in all_checks() if c.profile == profile]
+    info = ProfileInfo(level=level_of(entries, retains, expected), retains=retains)
+    obj = run.objects.get(profile)
+    try:
+        if obj is not None and profile == "engine":
+            info.fetch_modes = [str(getattr(m, "value", m)) for m in obj.descriptor().fetch_modes]
+        if obj is not None and profile == "provider":
+            info.capabilities = list(obj.capabilities().to_wire())
+    except Exception as exc:  # the report must still be written
+        info.capabilities = info.capabilities or [f"(unreadable: {type(exc).__name__})"]
+    return info
+
+
+def build_report(run: KitRun) -> Report:
+    """The report of everything this process collected (xdist: every worker's results)."""
+    order = {c.id: i for i, c in enumerate(all_checks())}
+    entries = sorted(run.collected, key=lambda e: order.get(e.id, len(order)))
+    profiles = {
+        profile: _profile_info(run, profile, [e for e in entries if e.profile == profile])
+        for profile in run.settings.profiles()
+        if profile in run.driver.profiles
+    }
+    return Report(
+        kit_version=conformance.__version__,
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        driver=DriverInfo(
+            name=run.driver.name, distribution=run.driver.distribution,
+            version=run.driver.version, options=redact_options(run.driver.options),
+        ),
+        profiles=profiles,  # type: ignore[arg-type]
+        checks=entries,
+        summary=summarise(entries),
+    )
