@@ -16,6 +16,7 @@ from reference_driver.provider import ReferenceProvider
 from tests.checks.broken_providers import BROKEN_PROVIDERS
 
 FAST = RunSettings(timeout=10.0, retries=0)
+NO_CREDENTIAL = "no credential option given to the driver"
 
 
 def test_reference_passes_every_check() -> None:
@@ -24,7 +25,10 @@ def test_reference_passes_every_check() -> None:
     failing = {k: r.reason for k, r in results.items() if r.outcome not in ("passed", "skipped")}
     assert failing == {}
     skipped = {k: r.reason for k, r in results.items() if r.outcome == "skipped"}
-    assert skipped == {"provider.documents_round_trip": "capability `documents` not offered"}
+    assert skipped == {
+        "provider.documents_round_trip": "capability `documents` not offered",
+        "provider.no_credential_in_errors": NO_CREDENTIAL,
+    }
 
 
 def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:
@@ -33,6 +37,8 @@ def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:
         result = results[chk.id]
         if chk.storage:
             assert (result.outcome, result.reason) == ("skipped", RETAINS_NOTHING), chk.id
+        elif chk.id == "provider.no_credential_in_errors":
+            assert (result.outcome, result.reason) == ("skipped", NO_CREDENTIAL)
         else:
             assert result.outcome == "passed", (chk.id, result.reason)
 
