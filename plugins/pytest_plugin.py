@@ -6,6 +6,7 @@ Without `--driver` (on the command line or in `[tool.tinymemory]`) it does nothi
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,16 @@ class RunHooks:
         if entry.outcome == "waived":
             return "waived", "w", "WAIVED"
         return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        # Point a skip at the check, not at the line of the kit that raised it.
+        if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
+            report.longrepr = (item.nodeid, None, report.longrepr[2])
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # On the xdist controller this sees every worker's reports, so the report merges them.

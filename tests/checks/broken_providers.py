@@ -12,6 +12,7 @@ from conformance.provider import (
     ExportPage,
     ExportRecord,
     ImportOutcome,
+    Invalid,
     MemoryCategory,
     MemoryEntry,
     MemoryTaint,
@@ -183,6 +184,22 @@ class MangleContent(ReferenceProvider):
         super().store(namespace, key, cleaned, category, session_id, taint)
 
 
+class LeaksCredential(ReferenceProvider):
+    """Puts its API key into the error for a cursor it did not issue."""
+
+    secret = "sk-live-conformance-0042"
+
+    def __init__(self, options: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.secret = (options or {}).get("api_key", type(self).secret)
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        try:
+            return super().export_page(cursor, limit)
+        except Invalid as exc:
+            raise Invalid(f"{exc.message} (api key {self.secret})") from exc
+
+
 # Each broken provider and the check that exists to catch it.
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     AdvertisesDocuments: "provider.capability_audit",
@@ -202,4 +219,5 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     AcceptsForeignCursor: "provider.export_cursor_terminates",
     ImportDropsTaint: "provider.export_import_round_trip",
     MangleContent: "provider.awkward_content_round_trips",
+    LeaksCredential: "provider.no_credential_in_errors",
 }

@@ -55,7 +55,9 @@ def test_vacuity_guard_every_storage_check_fails_on_the_null_driver(chk: Any) ->
 @pytest.mark.parametrize("broken", list(BROKEN_PROVIDERS), ids=lambda b: b.__name__)
 def test_each_broken_provider_fails_its_check(broken: type[Any]) -> None:
     expected = BROKEN_PROVIDERS[broken]
-    results = run_provider_suite(broken(), FAST)
+    secret = getattr(broken, "secret", None)
+    settings = FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
+    results = run_provider_suite(broken(), settings)
     assert results[expected].outcome == "failed", results[expected]
     assert f"conformance check `{expected}` failed" in results[expected].reason
 

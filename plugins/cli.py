@@ -1,0 +1,128 @@
+"""The `tinymemory-conformance` command: drivers, checks, run and report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from conformance.checks.catalogue import all_checks
+from conformance.driver import DriverError
+from conformance.report import Report, diff_reports, redact_text
+from plugins.registry import available_drivers, resolve_driver
+
+
+def _drivers(_: argparse.Namespace) -> int:
+    rows = [("name", "distribution", "version", "profiles")]
+    for info in available_drivers():
+        try:
+            profiles = ", ".join(sorted(resolve_driver(info.name).profiles))
+        except DriverError as exc:
+            profiles = f"(cannot load: {exc})"
+        rows.append((info.name, info.distribution or "?", info.version or "?", profiles))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    return 0
+
+
+def _checks(args: argparse.Namespace) -> int:
+    checks = [c for c in all_checks() if args.profile in (None, c.profile)]
+    if args.markdown:
+        print("| id | profile | title | clause | needs | storage |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for c in checks:
+            print(f"| `{c.id}` | {c.profile} | {c.title} | {c.clause} | {c.needs or ''} | "
+                  f"{'yes' if c.storage else ''} |")
+        return 0
+    width = max(len(c.id) for c in checks)
+    for c in checks:
+        print(f"{c.id.ljust(width)}  {c.title}\n{'':{width}}  ({c.clause})")
+    return 0
+
+
+def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    # `--ignore-glob=*` keeps pytest from collecting the current directory's own tests:
+    # the run holds exactly the conformance items.
+    argv = ["--ignore-glob=*", "-p", "no:cacheprovider",
+            "-rfEs", "--driver", args.driver]
+    for option in args.driver_option:
+        argv += ["--driver-option", option]
+    for flag, value in (("--profile", args.profile), ("--conformance-report", args.report),
+                        ("--waivers", args.waivers), ("--driver-timeout", args.driver_timeout)):
+        if value is not None:
+            argv += [flag, str(value)]
+    code = pytest.main([*argv, *extra])
+    return int(code)
+
+
+def _report_diff(args: argparse.Namespace) -> int:
+    old = Report.model_validate(json.loads(Path(args.old).read_text()))
+    new = Report.model_validate(json.loads(Path(args.new).read_text()))
+    diff = diff_reports(old, new)
+    print(f"{old.driver.name} {old.driver.version or ''} -> {new.driver.name} "
+          f"{new.driver.version or ''} (kit {old.kit_version} -> {new.kit_version})")
+    for title, rows in (("regressions", diff.regressions), ("fixes", diff.fixes),
+                        ("other changes", diff.other)):
+        print(f"{title}: {len(rows)}")
+        for check_id, was, now in rows:
+            print(f"  {check_id}: {was} -> {now}")
+    for title, ids in (("new checks", diff.added), ("checks no longer run", diff.removed)):
+        if ids:
+            print(f"{title}: {', '.join(ids)}")
+    return 1 if diff.regressions else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's argument parser."""
+    top = argparse.ArgumentParser(
+        prog="tinymemory-conformance",
+        description="Hold a TinyMemory driver to the contract.",
+    )
+    sub = top.add_subparsers(dest="command", required=True)
+    sub.add_parser("drivers", help="list installed drivers: name, distribution, version, "
+                   "profiles")
+    checks = sub.add_parser("checks", help="list the catalogue of checks")
+    checks.add_argument("--markdown", action="store_true", help="render a Markdown table")
+    checks.add_argument("--profile", choices=("engine", "provider"))
+    run = sub.add_parser("run", help="run the suite against a driver (extra arguments go to "
+                         "pytest); exits non-zero unless the verdict is pass")
+    run.add_argument("--driver", required=True, help="entry-point name or package.module:attr")
+    run.add_argument("--driver-option", action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument("--profile", choices=("engine", "provider", "all"))
+    run.add_argument("--report", metavar="PATH", help="write the JSON report (and .md) here")
+    run.add_argument("--waivers", metavar="PATH")
+    run.add_argument("--driver-timeout", type=float, metavar="SECONDS")
+    report = sub.add_parser("report", help="work with JSON reports")
+    report_sub = report.add_subparsers(dest="report_command", required=True)
+    diff = report_sub.add_parser("diff", help="regressions and fixes between two runs "
+                                 "(exits 1 when something regressed)")
+    diff.add_argument("old")
+    diff.add_argument("new")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `tinymemory-conformance`."""
+    args, extra = parser().parse_known_args(argv)
+    if args.command != "run" and extra:
+        parser().error(f"unrecognised arguments: {' '.join(extra)}")
+    try:
+        if args.command == "drivers":
+            return _drivers(args)
+        if args.command == "checks":
+            return _checks(args)
+        if args.command == "run":
+            return _run(args, extra)
+        return _report_diff(args)
+    except (OSError, ValueError) as exc:
+        print(f"tinymemory-conformance: {redact_text(str(exc), ())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The engine suite against the baseline engines and against one broken engine per fault."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from conformance.checks.catalogue import checks_for
+from conformance.checks.context import CheckContext, RunSettings
+from conformance.checks.engine_suite import (
+    assert_fingerprint_replay,
+    assert_namespaces,
+    engine_retains_writes,
+)
+from conformance.checks.outcome import RETAINS_NOTHING, ConformanceFailure
+from conformance.checks.runner import run_engine_suite
+from conformance.engine import (
+    EngineDescriptor,
+    EngineHealth,
+    ExplorePage,
+    ExploreRequest,
+    FetchPage,
+    FetchRequest,
+    ForgetReport,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    LearningKind,
+    ListPage,
+    ListRequest,
+    MemoryMeta,
+    Namespace,
+    RecallAnswer,
+    RecallRequest,
+    Role,
+    SourceKind,
+    SourceRef,
+    StoreItem,
+    StoreReceipt,
+    Turn,
+    conversation,
+    document,
+    learning,
+)
+from null_driver.engine import NullEngine
+from reference_driver.engine import ReferenceEngine
+from tests.checks.broken_engines import BROKEN_ENGINES, DESTRUCTIVE, NeverReplay
+
+FAST = RunSettings(timeout=10.0, retries=0)
+
+# Checks that are not this suite's to prove: the credential check needs a driver given
+# a secret, and is exercised with the plugin's options.
+NOT_OURS = {"engine.no_credential_in_errors"}
+
+
+def ours() -> list[Any]:
+    return [c for c in checks_for("engine") if c.id not in NOT_OURS]
+
+
+def test_reference_passes_every_check_and_leaves_nothing_behind() -> None:
+    engine = ReferenceEngine()
+    results = run_engine_suite(engine, FAST)
+    assert set(results) == {c.id for c in checks_for("engine")}
+    failing = {k: r.reason for k, r in results.items() if r.outcome not in ("passed", "skipped")}
+    assert failing == {}
+    skipped = {k: r.reason for k, r in results.items() if r.outcome == "skipped"}
+    assert skipped == {"engine.no_credential_in_errors": "no credential option given to the driver"}
+    assert len(engine) == 0
+
+
+def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:
+    results = run_engine_suite(NullEngine(), FAST)
+    for chk in ours():
+        result = results[chk.id]
+        if chk.storage:
+            assert (result.outcome, result.reason) == ("skipped", RETAINS_NOTHING), chk.id
+        else:
+            assert result.outcome == "passed", (chk.id, result.reason)
+
+
+def test_the_retention_probe_tells_the_baselines_apart() -> None:
+    assert engine_retains_writes(ReferenceEngine()) is True
+    assert engine_retains_writes(NullEngine()) is False
+
+
+@pytest.mark.parametrize("chk", [c for c in ours() if c.storage], ids=lambda c: c.id)
+def test_vacuity_guard_every_storage_check_fails_on_the_null_engine(chk: Any) -> None:
+    with pytest.raises(ConformanceFailure) as failure:
+        chk.run(NullEngine(), CheckContext(chk.id, FAST))
+    assert failure.value.check_id == chk.id
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_ENGINES), ids=lambda b: b.__name__)
+def test_each_broken_engine_fails_its_check(broken: type[ReferenceEngine]) -> None:
+    expected = BROKEN_ENGINES[broken]
+    results = run_engine_suite(broken(), FAST)
+    assert results[expected].outcome == "failed", results[expected]
+    assert f"conformance check `{expected}` failed" in results[expected].reason
+
+
+def test_every_engine_check_is_triggered_by_some_broken_engine() -> None:
+    assert {c.id for c in ours()} - set(BROKEN_ENGINES.values()) == set()
+
+
+def test_a_repeating_cursor_is_named_as_such() -> None:
+    from tests.checks.broken_engines import RepeatingCursor
+
+    results = run_engine_suite(RepeatingCursor(), FAST, only=["engine.cursor_progress"])
+    assert "repeated; paging never ends" in results["engine.cursor_progress"].reason
+
+
+def test_the_public_functions_run_on_their_own() -> None:
+    assert_fingerprint_replay(ReferenceEngine())
+    assert_namespaces(ReferenceEngine())
+    with pytest.raises(ConformanceFailure) as failure:
+        assert_fingerprint_replay(NeverReplay())
+    assert failure.value.check_id == "engine.replay"
+
+
+def foreign_items() -> list[StoreItem]:
+    """Data a live engine might hold beside a run: other workspaces, namespaces, runs."""
+    writer = Namespace.parse("team:acme/agent:writer")
+    return [
+        document("the user's own note, at the root"),
+        learning("prefers tabs", LearningKind.PREFERENCE, 0.8,
+                 MemoryMeta(namespace=writer, workspace="/home/user/project", tags=["mine"])),
+        conversation(
+            [Turn(role=Role.USER, text="hello", at=datetime(2024, 1, 2, tzinfo=UTC))],
+            MemoryMeta(workspace="tinymemory-conformance/other-run/engine-replay",
+                       source=SourceRef(kind=SourceKind.CONVERSATION, id="thread-1")),
+        ),
+        # A prefix of every run's workspace: exact matching must leave it alone.
+        document("a document in the kit's own prefix",
+                 MemoryMeta(workspace="tinymemory-conformance", tags=["roundtrip"])),
+        document("another run's probe",
+                 MemoryMeta(workspace="tinymemory-conformance/other-run/engine-fetch_filters"
+                            "/probes", namespace=Namespace.parse("agent:scout"))),
+    ]
+
+
+def held(engine: ReferenceEngine) -> list[Hit]:
+    """Everything the engine holds, read through the reference's own (unbroken) list."""
+    return ReferenceEngine.list(engine, ListRequest(limit=10_000)).items
+
+
+@pytest.mark.parametrize(
+    "engine_type",
+    [ReferenceEngine, *(b for b in BROKEN_ENGINES if b not in DESTRUCTIVE)],
+    ids=lambda b: b.__name__,
+)
+def test_foreign_data_survives_the_whole_suite(engine_type: type[ReferenceEngine]) -> None:
+    engine = engine_type()
+    # Through the reference's own write path: a broken store must not mangle the preload.
+    for item in foreign_items():
+        ReferenceEngine.store(engine, item)
+    before = held(engine)
+    assert len(before) == len(foreign_items())
+    run_engine_suite(engine, FAST)
+    after = held(engine)
+    if engine_type is ReferenceEngine:
+        assert after == before  # the suite cleans up everything it wrote
+    else:
+        # A broken engine may hide run items from cleanup; the foreign ones stay untouched.
+        known = {hit.id for hit in before}
+        assert [hit for hit in after if hit.id in known] == before
+        foreign = {hit.meta.workspace for hit in before}
+        assert [hit for hit in after if hit.meta.workspace in foreign] == before
+
+
+class AsyncReference:
+    """The reference engine behind `async def` methods; `descriptor` stays synchronous."""
+
+    def __init__(self, inner: ReferenceEngine | None = None) -> None:
+        self.inner = inner if inner is not None else ReferenceEngine()
+
+    def descriptor(self) -> EngineDescriptor:
+        return self.inner.descriptor()
+
+    async def health(self) -> EngineHealth:
+        return self.inner.health()
+
+    async def store(self, item: StoreItem) -> StoreReceipt:
+        return self.inner.store(item)
+
+    async def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
+        return self.inner.store_many(items)
+
+    async def fetch(self, req: FetchRequest) -> FetchPage:
+        return self.inner.fetch(req)
+
+    async def recall(self, req: RecallRequest) -> RecallAnswer:
+        return self.inner.recall(req)
+
+    async def list(self, req: ListRequest) -> ListPage:
+        return self.inner.list(req)
+
+    async def forget(self, target: ForgetTarget) -> ForgetReport:
+        return self.inner.forget(target)
+
+    async def explore(self, req: ExploreRequest) -> ExplorePage:
+        return self.inner.explore(req)
+
+    async def get(self, req: GetRequest) -> builtins.list[Hit]:
+        return self.inner.get(req)
+
+
+def test_an_async_engine_passes_through_the_bridge() -> None:
+    engine = AsyncReference()
+    results = run_engine_suite(engine, FAST)
+    failing = {k: r.reason for k, r in results.items() if r.outcome not in ("passed", "skipped")}
+    assert failing == {}
+    assert {k for k, r in results.items() if r.outcome == "skipped"} == NOT_OURS
+    assert len(engine.inner) == 0
+
+
+def test_an_async_broken_engine_fails_its_check() -> None:
+    results = run_engine_suite(AsyncReference(NeverReplay()), FAST)
+    assert results["engine.replay"].outcome == "failed"
