@@ -112,8 +112,12 @@ def summarise(checks: Iterable[CheckEntry]) -> Summary:
     elif counts["inconclusive"]:
         verdict = "inconclusive"
     return Summary(
-        passed=counts["passed"], failed=counts["failed"], skipped=counts["skipped"],
-        waived=counts["waived"], inconclusive=counts["inconclusive"], verdict=verdict,
+        passed=counts["passed"],
+        failed=counts["failed"],
+        skipped=counts["skipped"],
+        waived=counts["waived"],
+        inconclusive=counts["inconclusive"],
+        verdict=verdict,
     )
 
 

@@ -36,8 +36,10 @@ def _checks(args: argparse.Namespace) -> int:
         print("| id | profile | title | clause | needs | storage |")
         print("| --- | --- | --- | --- | --- | --- |")
         for c in checks:
-            print(f"| `{c.id}` | {c.profile} | {c.title} | {c.clause} | {c.needs or ''} | "
-                  f"{'yes' if c.storage else ''} |")
+            print(
+                f"| `{c.id}` | {c.profile} | {c.title} | {c.clause} | {c.needs or ''} | "
+                f"{'yes' if c.storage else ''} |"
+            )
         return 0
     width = max(len(c.id) for c in checks)
     for c in checks:
@@ -48,12 +50,15 @@ def _checks(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # `--ignore-glob=*` keeps pytest from collecting the current directory's own tests:
     # the run holds exactly the conformance items.
-    argv = ["--ignore-glob=*", "-p", "no:cacheprovider",
-            "-rfEs", "--driver", args.driver]
+    argv = ["--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", "--driver", args.driver]
     for option in args.driver_option:
         argv += ["--driver-option", option]
-    for flag, value in (("--profile", args.profile), ("--conformance-report", args.report),
-                        ("--waivers", args.waivers), ("--driver-timeout", args.driver_timeout)):
+    for flag, value in (
+        ("--profile", args.profile),
+        ("--conformance-report", args.report),
+        ("--waivers", args.waivers),
+        ("--driver-timeout", args.driver_timeout),
+    ):
         if value is not None:
             argv += [flag, str(value)]
     code = pytest.main([*argv, *extra])
@@ -64,10 +69,15 @@ def _report_diff(args: argparse.Namespace) -> int:
     old = Report.model_validate(json.loads(Path(args.old).read_text()))
     new = Report.model_validate(json.loads(Path(args.new).read_text()))
     diff = diff_reports(old, new)
-    print(f"{old.driver.name} {old.driver.version or ''} -> {new.driver.name} "
-          f"{new.driver.version or ''} (kit {old.kit_version} -> {new.kit_version})")
-    for title, rows in (("regressions", diff.regressions), ("fixes", diff.fixes),
-                        ("other changes", diff.other)):
+    print(
+        f"{old.driver.name} {old.driver.version or ''} -> {new.driver.name} "
+        f"{new.driver.version or ''} (kit {old.kit_version} -> {new.kit_version})"
+    )
+    for title, rows in (
+        ("regressions", diff.regressions),
+        ("fixes", diff.fixes),
+        ("other changes", diff.other),
+    ):
         print(f"{title}: {len(rows)}")
         for check_id, was, now in rows:
             print(f"  {check_id}: {was} -> {now}")
@@ -84,13 +94,15 @@ def parser() -> argparse.ArgumentParser:
         description="Hold a TinyMemory driver to the contract.",
     )
     sub = top.add_subparsers(dest="command", required=True)
-    sub.add_parser("drivers", help="list installed drivers: name, distribution, version, "
-                   "profiles")
+    sub.add_parser("drivers", help="list installed drivers: name, distribution, version, profiles")
     checks = sub.add_parser("checks", help="list the catalogue of checks")
     checks.add_argument("--markdown", action="store_true", help="render a Markdown table")
     checks.add_argument("--profile", choices=("engine", "provider"))
-    run = sub.add_parser("run", help="run the suite against a driver (extra arguments go to "
-                         "pytest); exits non-zero unless the verdict is pass")
+    run = sub.add_parser(
+        "run",
+        help="run the suite against a driver (extra arguments go to "
+        "pytest); exits non-zero unless the verdict is pass",
+    )
     run.add_argument("--driver", required=True, help="entry-point name or package.module:attr")
     run.add_argument("--driver-option", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--profile", choices=("engine", "provider", "all"))
@@ -99,8 +111,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--driver-timeout", type=float, metavar="SECONDS")
     report = sub.add_parser("report", help="work with JSON reports")
     report_sub = report.add_subparsers(dest="report_command", required=True)
-    diff = report_sub.add_parser("diff", help="regressions and fixes between two runs "
-                                 "(exits 1 when something regressed)")
+    diff = report_sub.add_parser(
+        "diff", help="regressions and fixes between two runs (exits 1 when something regressed)"
+    )
     diff.add_argument("old")
     diff.add_argument("new")
     return top

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -26,22 +26,48 @@ PROPERTY = "tinymemory"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tinymemory", "TinyMemory conformance")
-    group.addoption("--driver", help="driver to hold to the contract: an entry-point name of "
-                    "the group tinymemory.drivers, or package.module:attr")
-    group.addoption("--driver-option", action="append", default=[], metavar="KEY=VALUE",
-                    help="an option for the driver (repeatable)")
-    group.addoption("--profile", choices=("engine", "provider", "all"),
-                    help="which profile's checks to run (default: all the driver offers)")
-    group.addoption("--conformance-report", metavar="PATH",
-                    help="write the JSON report here, and a Markdown summary beside it")
+    group.addoption(
+        "--driver",
+        help="driver to hold to the contract: an entry-point name of "
+        "the group tinymemory.drivers, or package.module:attr",
+    )
+    group.addoption(
+        "--driver-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option for the driver (repeatable)",
+    )
+    group.addoption(
+        "--profile",
+        choices=("engine", "provider", "all"),
+        help="which profile's checks to run (default: all the driver offers)",
+    )
+    group.addoption(
+        "--conformance-report",
+        metavar="PATH",
+        help="write the JSON report here, and a Markdown summary beside it",
+    )
     group.addoption("--waivers", metavar="PATH", help="TOML file of waived check ids")
-    group.addoption("--driver-timeout", type=float, metavar="SECONDS",
-                    help="per-call time limit; a call past it makes its check inconclusive "
-                    "(default 60; 0 disables)")
-    group.addoption("--driver-retries", type=int, metavar="N",
-                    help="retries of a transient (Unavailable) error, with backoff (default 3)")
-    group.addoption("--fuzz", action="store_true", default=None,
-                    help="also run the property-based fuzzing items")
+    group.addoption(
+        "--driver-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="per-call time limit; a call past it makes its check inconclusive "
+        "(default 60; 0 disables)",
+    )
+    group.addoption(
+        "--driver-retries",
+        type=int,
+        metavar="N",
+        help="retries of a transient (Unavailable) error, with backoff (default 3)",
+    )
+    group.addoption(
+        "--fuzz",
+        action="store_true",
+        default=None,
+        help="also run the property-based fuzzing items",
+    )
     group.addoption("--fuzz-examples", type=int, metavar="N", help="fuzzing budget")
 
 
@@ -51,7 +77,6 @@ def _usage_error(what: str, exc: Exception, hint: str) -> pytest.UsageError:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tinymemory: a TinyMemory conformance check")
-    rootdir = Path(str(config.rootpath))
     try:
         cli = {
             "driver": config.getoption("driver"),
@@ -64,7 +89,8 @@ def pytest_configure(config: pytest.Config) -> None:
             "fuzz": config.getoption("fuzz"),
             "fuzz-examples": config.getoption("fuzz_examples"),
         }
-        settings = merge(read_pyproject(rootdir), cli, rootdir)
+        table, folder = read_pyproject(Path(config.invocation_params.dir))
+        settings = merge(table, cli, folder)
     except (SettingsError, ValueError) as exc:
         raise _usage_error("bad settings", exc, "Fix the option or [tool.tinymemory].") from exc
     if not settings.driver:
@@ -79,7 +105,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except DriverError as exc:
         shown = redact_options(settings.driver_options)
         raise _usage_error(
-            f"cannot use driver `{settings.driver}` (options {shown})", exc,
+            f"cannot use driver `{settings.driver}` (options {shown})",
+            exc,
             "`tinymemory-conformance drivers` lists the installed drivers; a driver is "
             "announced by an entry point in the group tinymemory.drivers, or named as "
             "--driver=package.module:attr.",
@@ -112,8 +139,9 @@ class CheckItem(pytest.Item):
         if result.outcome == "waived":
             pytest.xfail(result.reason)
         if result.outcome in ("skipped", "inconclusive"):
-            pytest.skip(result.reason if result.outcome == "skipped"
-                        else f"INCONCLUSIVE: {result.reason}")
+            pytest.skip(
+                result.reason if result.outcome == "skipped" else f"INCONCLUSIVE: {result.reason}"
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
@@ -165,7 +193,7 @@ class RunHooks:
         report = yield
         # Point a skip at the check, not at the line of the kit that raised it.
         if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
-            report.longrepr = (item.nodeid, None, report.longrepr[2])
+            report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

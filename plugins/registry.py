@@ -95,9 +95,7 @@ def _call_hook(name: str, plugin: object, options: dict[str, str]) -> Driver:
     except DriverError:
         raise
     except Exception as exc:
-        raise DriverError(
-            f"driver `{name}` failed to build: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise DriverError(f"driver `{name}` failed to build: {type(exc).__name__}: {exc}") from exc
     if not isinstance(driver, Driver):
         raise DriverError(
             f"driver `{name}` did not return a conformance.Driver from tinymemory_driver "

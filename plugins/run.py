@@ -11,7 +11,12 @@ import conformance
 from conformance.bridge import as_sync
 from conformance.checks.catalogue import Check, all_checks, run_one
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
-from conformance.checks.outcome import RETAINS_NOTHING, CheckResult, ConformanceFailure, Inconclusive
+from conformance.checks.outcome import (
+    RETAINS_NOTHING,
+    CheckResult,
+    ConformanceFailure,
+    Inconclusive,
+)
 from conformance.checks.runner import retention
 from conformance.driver import Driver, Profile, ProfileNotOffered
 from conformance.report import (
@@ -48,7 +53,7 @@ class KitRun:
         """Resolve the driver and build each asked profile it offers (errors before any test)."""
         assert settings.driver is not None
         driver = resolve_driver(settings.driver, settings.driver_options)
-        objects = {
+        objects: dict[str, Any] = {
             profile: as_sync(driver.make(profile))
             for profile in settings.profiles()
             if profile in driver.profiles
@@ -64,8 +69,9 @@ class KitRun:
     def run_settings(self) -> RunSettings:
         """How each driver call is made."""
         s = self.settings
-        return RunSettings(timeout=s.timeout, retries=s.retries, backoff=s.backoff,
-                           secrets=self.secrets)
+        return RunSettings(
+            timeout=s.timeout, retries=s.retries, backoff=s.backoff, secrets=self.secrets
+        )
 
     def checks(self) -> list[Check]:
         """The checks of the asked profiles, in catalogue order."""
@@ -75,8 +81,10 @@ class KitRun:
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
         if profile not in self.objects:
-            raise ProfileNotOffered(f"driver `{self.driver.name}` does not offer the {profile} "
-                                    f"profile, or it was not asked for")
+            raise ProfileNotOffered(
+                f"driver `{self.driver.name}` does not offer the {profile} "
+                f"profile, or it was not asked for"
+            )
         return self.objects[profile]
 
     def retains(self, profile: Profile) -> bool:
@@ -110,32 +118,45 @@ class KitRun:
         where = f"waiver for `{result.id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
             result.outcome = "failed"
-            result.reason = (f"{where} has expired: fix the driver or renew the waiver. "
-                             f"The check {result.outcome}: {result.reason}").strip()
+            result.reason = (
+                f"{where} has expired: fix the driver or renew the waiver. "
+                f"The check {result.outcome}: {result.reason}"
+            ).strip()
         elif result.outcome == "failed":
             result.outcome = "waived"
             result.reason = f"{where}: {waiver.reason}. Failure: {result.reason}"
         elif result.outcome == "passed":
             result.outcome = "failed"
-            result.reason = (f"unexpected pass: the check is waived by the {where}, but "
-                             f"passed; remove the waiver (waivers are strict)")
+            result.reason = (
+                f"unexpected pass: the check is waived by the {where}, but "
+                f"passed; remove the waiver (waivers are strict)"
+            )
         return result
 
     def entry_of(self, chk: Check, result: CheckResult) -> CheckEntry:
         """The report entry of one check's result."""
         return CheckEntry(
-            id=chk.id, profile=chk.profile, outcome=result.outcome, reason=result.reason,
-            duration=round(result.duration, 6), calls=result.calls, retries=result.retries,
-            clause=chk.clause, optional=chk.needs is not None,
+            id=chk.id,
+            profile=chk.profile,
+            outcome=result.outcome,
+            reason=result.reason,
+            duration=round(result.duration, 6),
+            calls=result.calls,
+            retries=result.retries,
+            clause=chk.clause,
+            optional=chk.needs is not None,
         )
 
     def summary_lines(self) -> list[str]:
         """What the terminal summary shows: levels and verdict."""
         report = build_report(self)
         s = report.summary
-        lines = [f"tinymemory conformance of `{self.driver.name}`: {s.verdict} "
-                 f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
-                 f"waived, {s.inconclusive} inconclusive; retries {sum(c.retries for c in report.checks)})"]
+        retries = sum(c.retries for c in report.checks)
+        lines = [
+            f"tinymemory conformance of `{self.driver.name}`: {s.verdict} "
+            f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
+            f"waived, {s.inconclusive} inconclusive; retries {retries})"
+        ]
         for name, info in sorted(report.profiles.items()):
             lines.append(f"  {name}: level {info.level}")
         if self.settings.report is not None:
@@ -182,10 +203,12 @@ def build_report(run: KitRun) -> Report:
         kit_version=conformance.__version__,
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         driver=DriverInfo(
-            name=run.driver.name, distribution=run.driver.distribution,
-            version=run.driver.version, options=redact_options(run.driver.options),
+            name=run.driver.name,
+            distribution=run.driver.distribution,
+            version=run.driver.version,
+            options=redact_options(run.driver.options),
         ),
-        profiles=profiles,  # type: ignore[arg-type]
+        profiles=profiles,
         checks=entries,
         summary=summarise(entries),
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
+if sys.version_info >= (3, 11):  # noqa: UP036 - tomli stays the fallback the package declares
     import tomllib
 else:  # pragma: no cover - exercised only below 3.11
     import tomli as tomllib
@@ -43,17 +43,28 @@ class KitSettings:
         return ("engine", "provider") if self.profile == "all" else (self.profile,)
 
 
-def read_pyproject(rootdir: Path) -> dict[str, Any]:
-    """The `[tool.tinymemory]` table of `rootdir/pyproject.toml`, or {}."""
-    path = rootdir / "pyproject.toml"
-    if not path.is_file():
-        return {}
+def _tinymemory_table(path: Path) -> dict[str, Any] | None:
     with path.open("rb") as handle:
         data = tomllib.load(handle)
-    table = data.get("tool", {}).get("tinymemory", {})
-    if not isinstance(table, dict):
-        raise SettingsError("[tool.tinymemory] in pyproject.toml must be a table")
+    table = data.get("tool", {}).get("tinymemory")
+    if table is not None and not isinstance(table, dict):
+        raise SettingsError(f"[tool.tinymemory] in {path} must be a table")
     return table
+
+
+def read_pyproject(start: Path) -> tuple[dict[str, Any], Path]:
+    """The nearest `[tool.tinymemory]` table at or above `start`, and its file's directory.
+
+    The nearest table wins, so a driver's own pyproject.toml is read even where pytest
+    chose a rootdir further up. Without one: ({}, start).
+    """
+    for folder in (start, *start.parents):
+        path = folder / "pyproject.toml"
+        if path.is_file():
+            table = _tinymemory_table(path)
+            if table is not None:
+                return table, folder
+    return {}, start
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -68,8 +79,16 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 
 _FILE_KEYS = {
-    "driver", "driver-options", "profile", "conformance-report", "waivers", "driver-timeout",
-    "driver-retries", "driver-backoff", "fuzz", "fuzz-examples",
+    "driver",
+    "driver-options",
+    "profile",
+    "conformance-report",
+    "waivers",
+    "driver-timeout",
+    "driver-retries",
+    "driver-backoff",
+    "fuzz",
+    "fuzz-examples",
 }
 
 

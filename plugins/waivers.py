@@ -1,9 +1,9 @@
 """Waivers: expected failures as data, each with a reason, an issue link and an expiry date.
 
-    ["engine.recall"]
-    reason = "recall is answered by a model we do not run in CI"
-    issue = "https://github.com/acme/acme-memory/issues/12"
-    expires = 2027-03-31
+["engine.recall"]
+reason = "recall is answered by a model we do not run in CI"
+issue = "https://github.com/acme/acme-memory/issues/12"
+expires = 2027-03-31
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
+if sys.version_info >= (3, 11):  # noqa: UP036 - tomli stays the fallback the package declares
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib

@@ -87,7 +87,9 @@ def check(
                 context.run_cleanups()
                 last = context.call_log[-1] if context.call_log else "(before any call)"
                 raise ConformanceFailure(
-                    id, last, "an answer of the contract's shape",
+                    id,
+                    last,
+                    "an answer of the contract's shape",
                     f"{type(exc).__qualname__}: {exc}",
                 ) from exc
             failure = context.run_cleanups()
@@ -95,8 +97,13 @@ def check(
                 raise failure
 
         CATALOGUE[id] = Check(
-            id=id, title=title, profile=profile, clause=clause, run=public,
-            storage=storage, needs=needs,
+            id=id,
+            title=title,
+            profile=profile,
+            clause=clause,
+            run=public,
+            storage=storage,
+            needs=needs,
         )
         return public
 
@@ -118,9 +125,9 @@ def all_checks() -> list[Check]:
 def _load_suites() -> None:
     # The suites register themselves on import; importing here keeps the catalogue
     # complete whichever module a caller reached first.
-    import conformance.checks.engine_suite  # noqa: F401
+    import conformance.checks.credentials
+    import conformance.checks.engine_suite
     import conformance.checks.provider_suite  # noqa: F401
-    import conformance.checks.credentials  # noqa: F401
 
 
 def run_one(
@@ -140,7 +147,11 @@ def run_one(
     except ConformanceFailure as failure:
         outcome, reason = "failed", str(failure)
     return CheckResult(
-        id=chk.id, outcome=outcome, reason=reason,
-        duration=time.perf_counter() - started, calls=ctx.calls, retries=ctx.retries,
+        id=chk.id,
+        outcome=outcome,
+        reason=reason,
+        duration=time.perf_counter() - started,
+        calls=ctx.calls,
+        retries=ctx.retries,
         call_log=ctx.call_log,
     )

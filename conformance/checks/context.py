@@ -87,11 +87,16 @@ class CheckContext:
                     if attempt < self.settings.retries:
                         attempt += 1
                         self.retries += 1
-                        time.sleep(min(self.settings.backoff * 2 ** (attempt - 1),
-                                       self.settings.backoff_max))
+                        time.sleep(
+                            min(
+                                self.settings.backoff * 2 ** (attempt - 1),
+                                self.settings.backoff_max,
+                            )
+                        )
                         continue
                     raise Inconclusive(
-                        self.check_id, label,
+                        self.check_id,
+                        label,
                         f"the driver stayed unavailable after {attempt} retries: {exc}",
                     ) from exc
                 raise DriverRaised(self.check_id, label, exc) from exc
@@ -134,7 +139,8 @@ class CheckContext:
             if isinstance(raised.error, expect):
                 return raised.error
             self.fail(
-                label, expected,
+                label,
+                expected,
                 f"{type(raised.error).__qualname__}: {raised.error}",
             )
         self.fail(label, expected, f"success ({describe(got, 120)})")

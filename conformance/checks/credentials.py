@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -20,8 +21,12 @@ def _assert_no_secret(ctx: CheckContext, calls: list[tuple[str, Callable[[], Any
             texts = [str(raised.error), repr(raised.error)]
         for text in texts:
             for secret in ctx.settings.secrets:
-                ctx.require(secret not in text, label, "no credential in any message",
-                            "a message carrying the value of a credential option")
+                ctx.require(
+                    secret not in text,
+                    label,
+                    "no credential in any message",
+                    "a message carrying the value of a credential option",
+                )
 
 
 def _secrets(ctx: CheckContext) -> None:
@@ -41,16 +46,22 @@ def assert_engine_no_credential_in_errors(engine: Any, ctx: CheckContext) -> Non
     calls: list[tuple[str, Callable[[], Any]]] = [
         ("health()", lambda: engine.health()),
         ("list(limit=0)", lambda: engine.list(ListRequest(filter=scoped, limit=0))),
-        ("list(unknown cursor)", lambda: engine.list(
-            ListRequest(filter=scoped, limit=1, cursor=f"{ctx.marker}-no-such-cursor"))),
-        ("recall(blank)", lambda: engine.recall(RecallRequest(question=" ", filter=scoped,
-                                                               limit=1))),
+        (
+            "list(unknown cursor)",
+            lambda: engine.list(
+                ListRequest(filter=scoped, limit=1, cursor=f"{ctx.marker}-no-such-cursor")
+            ),
+        ),
+        (
+            "recall(blank)",
+            lambda: engine.recall(RecallRequest(question=" ", filter=scoped, limit=1)),
+        ),
     ]
     declared = set(engine.descriptor().fetch_modes)
     for mode in FetchMode:
         if mode not in declared:
-            calls.append((f"fetch({mode.value})", lambda m=mode: engine.fetch(
-                FetchRequest(query=ctx.marker, mode=m, filter=scoped, limit=1))))
+            request = FetchRequest(query=ctx.marker, mode=mode, filter=scoped, limit=1)
+            calls.append((f"fetch({mode.value})", functools.partial(engine.fetch, request)))
     _assert_no_secret(ctx, calls)
 
 

@@ -9,6 +9,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     AT,
     cleanup,
+    differences,
     engine_retains_writes,
     ids,
     list_all,
@@ -59,20 +60,29 @@ def round_trip_items(ctx: CheckContext) -> list[Document | Conversation | Learni
     m = ctx.marker
     return [
         document(
-            f"{m} document body", meta(ctx, tags=["roundtrip"]),
-            title="Round trip", mime="text/markdown",
+            f"{m} document body",
+            meta(ctx, tags=["roundtrip"]),
+            title="Round trip",
+            mime="text/markdown",
         ),
         conversation(
             [
                 Turn(role=Role.USER, text=f"{m} what is in the plan", at=AT),
-                Turn(role=Role.ASSISTANT, text="the plan has three steps", at=AT,
-                     tool_calls=[ToolCallRef(name="read_plan", id="call-1")]),
+                Turn(
+                    role=Role.ASSISTANT,
+                    text="the plan has three steps",
+                    at=AT,
+                    tool_calls=[ToolCallRef(name="read_plan", id="call-1")],
+                ),
             ],
             meta(ctx, source=SourceRef(kind=SourceKind.CONVERSATION, id=f"{m}-thread")),
         ),
         learning(
-            f"{m} the user prefers short answers", LearningKind.PREFERENCE, 0.75,
-            meta(ctx), evidence="said so twice",
+            f"{m} the user prefers short answers",
+            LearningKind.PREFERENCE,
+            0.75,
+            meta(ctx),
+            evidence="said so twice",
         ),
     ]
 
@@ -92,8 +102,12 @@ def assert_round_trip(engine: Any, ctx: CheckContext) -> None:
     receipts = []
     for item in items:
         receipt = engine.store(item)
-        ctx.require(not receipt.replayed, f"store({item.kind.value})",
-                    "replayed=False (the item is new)", receipt)
+        ctx.require(
+            not receipt.replayed,
+            f"store({item.kind.value})",
+            "replayed=False (the item is new)",
+            receipt,
+        )
         receipts.append(receipt)
     # All three are held before any is read, so each kind filter has others to exclude.
     for item, receipt in zip(items, receipts, strict=True):
@@ -104,9 +118,15 @@ def assert_round_trip(engine: Any, ctx: CheckContext) -> None:
         ctx.require(not others, call, f"only {item.kind.value} items", f"also {others}")
         ctx.require(ids(hits) == [receipt.id], call, f"exactly the item {receipt.id}", ids(hits))
         hit = hits[0]
-        ctx.require(hit.meta == item.meta, call, f"meta {item.meta!r}", repr(hit.meta))
-        ctx.require(hit.text == item.render_text(), call, f"text {item.render_text()!r}",
-                    repr(hit.text))
+        ctx.require(
+            hit.meta == item.meta,
+            call,
+            "the stored metadata, field for field",
+            f"meta differing: {differences(item.meta, hit.meta)}",
+        )
+        ctx.require(
+            hit.text == item.render_text(), call, f"text {item.render_text()!r}", repr(hit.text)
+        )
         want = to_f32(item.confidence) if isinstance(item, Learning) else None
         got = None if hit.confidence is None else to_f32(hit.confidence)
         ctx.require(got == want, call, f"confidence {want}", got)

@@ -37,13 +37,18 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     differing only in when it was observed, who said it or the tool call's id is a
     replay with the first id."""
     cleanup(engine, ctx)
-    base = note(ctx, "replay", tags=["replay"],
-                tool_call=ToolCallRef(name="replay_tool", id="call-1"))
+    base = note(
+        ctx, "replay", tags=["replay"], tool_call=ToolCallRef(name="replay_tool", id="call-1")
+    )
     first = engine.store(base)
     ctx.require(not first.replayed, "store(replay note)", "replayed=False (new)", first)
     again = engine.store(base)
-    ctx.require(again == StoreReceipt(id=first.id, replayed=True), "store(replay note) again",
-                f"replayed=True with the first id {first.id}", again)
+    ctx.require(
+        again == StoreReceipt(id=first.id, replayed=True),
+        "store(replay note) again",
+        f"replayed=True with the first id {first.id}",
+        again,
+    )
     listed = ids(list_all(engine, ctx, run_filter(ctx)))
     ctx.require(listed == [first.id], "list(run filter)", "exactly one copy", listed)
 
@@ -58,12 +63,17 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
         receipt = engine.store(item)
         call = f"store(replay note with {what})"
         ctx.require(not receipt.replayed, call, "replayed=False (a different item)", receipt)
-        ctx.require(receipt.id not in new_ids, call, f"an id of its own, not one of {new_ids}",
-                    receipt.id)
+        ctx.require(
+            receipt.id not in new_ids, call, f"an id of its own, not one of {new_ids}", receipt.id
+        )
         new_ids.append(receipt.id)
     listed = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(sorted(listed) == sorted(new_ids), "list(run filter)",
-                f"the first item and both changed copies {new_ids}", listed)
+    ctx.require(
+        sorted(listed) == sorted(new_ids),
+        "list(run filter)",
+        f"the first item and both changed copies {new_ids}",
+        listed,
+    )
 
     # The fingerprint clears these three: they say when, by whom and through which call
     # an item was seen, not what it is.
@@ -74,12 +84,16 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     }
     for what, item in presentation.items():
         receipt = engine.store(item)
-        ctx.require(receipt == StoreReceipt(id=first.id, replayed=True),
-                    f"store(replay note with another {what})",
-                    f"a replay (replayed=True, id {first.id}): {what} is not identity", receipt)
+        ctx.require(
+            receipt == StoreReceipt(id=first.id, replayed=True),
+            f"store(replay note with another {what})",
+            f"a replay (replayed=True, id {first.id}): {what} is not identity",
+            receipt,
+        )
     listed = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(sorted(listed) == sorted(new_ids), "list(run filter)",
-                f"still only {new_ids}", listed)
+    ctx.require(
+        sorted(listed) == sorted(new_ids), "list(run filter)", f"still only {new_ids}", listed
+    )
 
 
 @check(
@@ -100,17 +114,27 @@ def assert_store_many(engine: Any, ctx: CheckContext) -> None:
     ctx.require(len(receipts) == 3, call, "3 receipts", receipts)
     ctx.require(not any(r.replayed for r in receipts), call, "none replayed", receipts)
     listed = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(sorted(listed) == sorted(r.id for r in receipts), "list(run filter)",
-                "the three items, listed on return", listed)
+    ctx.require(
+        sorted(listed) == sorted(r.id for r in receipts),
+        "list(run filter)",
+        "the three items, listed on return",
+        listed,
+    )
     for i, (item, receipt) in enumerate(zip(batch, receipts, strict=True)):
         own = engine.store(item)
-        ctx.require(own == StoreReceipt(id=receipt.id, replayed=True), f"store(bulk-{i})",
-                    f"a replay with receipt {i}'s id {receipt.id} (receipts in item order)",
-                    own)
+        ctx.require(
+            own == StoreReceipt(id=receipt.id, replayed=True),
+            f"store(bulk-{i})",
+            f"a replay with receipt {i}'s id {receipt.id} (receipts in item order)",
+            own,
+        )
     again = engine.store_many(batch)
-    ctx.require(again == [StoreReceipt(id=r.id, replayed=True) for r in receipts],
-                f"{call} again", "every item replayed, with the same ids in the same order",
-                again)
+    ctx.require(
+        again == [StoreReceipt(id=r.id, replayed=True) for r in receipts],
+        f"{call} again",
+        "every item replayed, with the same ids in the same order",
+        again,
+    )
 
     fresh = note(ctx, "bulk-3")
     inner = engine.store_many([fresh, batch[0], fresh])
@@ -118,9 +142,15 @@ def assert_store_many(engine: Any, ctx: CheckContext) -> None:
     ctx.require(len(inner) == 3, call, "3 receipts", inner)
     ctx.require(
         [r.replayed for r in inner] == [False, True, True]
-        and inner[1].id == receipts[0].id and inner[2].id == inner[0].id,
-        call, "bulk-3 new, bulk-0 replayed to its id, bulk-3 replayed to its first copy",
+        and inner[1].id == receipts[0].id
+        and inner[2].id == inner[0].id,
+        call,
+        "bulk-3 new, bulk-0 replayed to its id, bulk-3 replayed to its first copy",
         inner,
     )
-    ctx.refused("store_many([])", lambda: engine.store_many([]), InvalidRequest,
-                "InvalidRequest (store_many takes between 1 and 100 items)")
+    ctx.refused(
+        "store_many([])",
+        lambda: engine.store_many([]),
+        InvalidRequest,
+        "InvalidRequest (store_many takes between 1 and 100 items)",
+    )

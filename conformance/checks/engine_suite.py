@@ -1,1 +1,39 @@
 """The engine suite: importing it registers every engine check in the catalogue."""
+
+from conformance.checks.engine_core import (
+    assert_health,
+    assert_retention_probe,
+    assert_round_trip,
+)
+from conformance.checks.engine_cursors import assert_cursor_progress
+from conformance.checks.engine_fetch import assert_fetch_filters, assert_unsupported_modes
+from conformance.checks.engine_forget import (
+    assert_empty_forget,
+    assert_forget_by_filter,
+    assert_forget_by_id,
+)
+from conformance.checks.engine_identity import assert_fingerprint_replay, assert_store_many
+from conformance.checks.engine_namespaces import assert_namespaces
+from conformance.checks.engine_reads import assert_explore, assert_get, assert_recall
+from conformance.checks.engine_support import engine_retains_writes
+from conformance.checks.engine_validation import assert_validation
+
+__all__ = [
+    "assert_cursor_progress",
+    "assert_empty_forget",
+    "assert_explore",
+    "assert_fetch_filters",
+    "assert_fingerprint_replay",
+    "assert_forget_by_filter",
+    "assert_forget_by_id",
+    "assert_get",
+    "assert_health",
+    "assert_namespaces",
+    "assert_recall",
+    "assert_retention_probe",
+    "assert_round_trip",
+    "assert_store_many",
+    "assert_unsupported_modes",
+    "assert_validation",
+    "engine_retains_writes",
+]

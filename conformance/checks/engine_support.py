@@ -66,7 +66,8 @@ def note(ctx: CheckContext, label: str, **fields: Any) -> Document:
 
 def fact(ctx: CheckContext, label: str, confidence: float = 0.9, **fields: Any) -> Learning:
     """The learning `<marker> <label> fact` in the run's workspace."""
-    return learning(f"{ctx.marker} {label} fact", LearningKind.FACT, confidence, meta(ctx, **fields))
+    text = f"{ctx.marker} {label} fact"
+    return learning(text, LearningKind.FACT, confidence, meta(ctx, **fields))
 
 
 def exchange(ctx: CheckContext, label: str, **fields: Any) -> Conversation:
@@ -117,8 +118,10 @@ def _forgetter(engine: Any, ctx: CheckContext, workspace: str) -> Callable[[], N
         engine.forget(ForgetFilter(filter=MetaFilter(workspace=workspace)))
         left = list_all(engine, ctx, MetaFilter(workspace=workspace))
         ctx.require(
-            not left, f"list(workspace={workspace!r}) after the cleanup forget",
-            "nothing left", f"{len(left)} items survived a forget by workspace filter",
+            not left,
+            f"list(workspace={workspace!r}) after the cleanup forget",
+            "nothing left",
+            f"{len(left)} items survived a forget by workspace filter",
         )
 
     return forget
@@ -148,8 +151,11 @@ def pages(
         if next_cursor is None:
             return hits
         if next_cursor in seen:
-            ctx.fail(call, "a cursor that makes progress",
-                     f"the {noun} cursor `{next_cursor}` repeated; paging never ends")
+            ctx.fail(
+                call,
+                "a cursor that makes progress",
+                f"the {noun} cursor `{next_cursor}` repeated; paging never ends",
+            )
         seen.add(next_cursor)
         cursor = next_cursor
     ctx.fail(call, f"a read that ends within {MAX_PAGES} pages", "a cursor on every page")
@@ -159,16 +165,20 @@ def list_all(
     engine: Any, ctx: CheckContext, filter: MetaFilter, limit: int = LIST_PAGE
 ) -> list[Hit]:
     """Every item `filter` admits, listed `limit` at a time; every score must be 0.0."""
+    what = f"list({describe_filter(filter)})"
 
     def read(cursor: str | None) -> Page:
         page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
         scored = [hit for hit in page.items if hit.score != 0.0]
-        ctx.require(not scored, f"list({describe_filter(filter)}, cursor {cursor!r})",
-                    "every listing hit scored 0.0",
-                    f"score {scored[0].score} on {scored[0].id}" if scored else "")
+        if scored:
+            ctx.fail(
+                f"{what} (limit {limit}, cursor {cursor!r})",
+                "every listing hit scored 0.0",
+                f"score {scored[0].score} on {scored[0].id}",
+            )
         return page.items, page.next_cursor
 
-    return pages(ctx, f"list({describe_filter(filter)})", limit, read)
+    return pages(ctx, what, limit, read)
 
 
 def fetch_all(
@@ -183,6 +193,16 @@ def fetch_all(
 
     what = f"fetch({query!r}, {mode.value}, {describe_filter(filter)})"
     return pages(ctx, what, limit, read, "fetch")
+
+
+def differences(want: MemoryMeta, got: MemoryMeta) -> str:
+    """The metadata fields on which `got` differs from `want`, for messages."""
+    wanted, held = want.model_dump(mode="json"), got.model_dump(mode="json")
+    return "; ".join(
+        f"{key} {held.get(key)!r} (wanted {wanted.get(key)!r})"
+        for key in sorted(set(wanted) | set(held), key=list(MemoryMeta.model_fields).index)
+        if wanted.get(key) != held.get(key)
+    )
 
 
 def describe_filter(filter: MetaFilter) -> str:

@@ -20,9 +20,16 @@ from conformance.provider import (
 
 def _document(namespace: str, body: str) -> NamespaceDocumentInput:
     return NamespaceDocumentInput(
-        namespace=namespace, key="doc", title="first", content=body,
-        source_type="conformance", priority="normal", tags=["conformance"], metadata=None,
-        category="core", taint=MemoryTaint.EXTERNAL_SYNC,
+        namespace=namespace,
+        key="doc",
+        title="first",
+        content=body,
+        source_type="conformance",
+        priority="normal",
+        tags=["conformance"],
+        metadata=None,
+        category="core",
+        taint=MemoryTaint.EXTERNAL_SYNC,
     )
 
 
@@ -49,16 +56,26 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
     ctx.require(
         (got.content, got.namespace, got.key, got.taint)
         == ("the first body", namespace, "doc", MemoryTaint.EXTERNAL_SYNC),
-        call, "content, namespace, key and taint as put", got,
+        call,
+        "content, namespace, key and taint as put",
+        got,
     )
     docs.put_document(_document(namespace, "the second body"))
     again = docs.get_document(namespace, "doc")
-    ctx.require(again is not None and again.content == "the second body", call,
-                "the second put to replace the content", again)
+    ctx.require(
+        again is not None and again.content == "the second body",
+        call,
+        "the second put to replace the content",
+        again,
+    )
 
     listing = DocumentListing.model_validate(docs.list_documents(namespace))
-    ctx.require(listing.count == len(listing.documents) == 1,
-                f"list_documents({namespace!r})", "count 1 with exactly one row", listing)
+    ctx.require(
+        listing.count == len(listing.documents) == 1,
+        f"list_documents({namespace!r})",
+        "count 1 with exactly one row",
+        listing,
+    )
 
     try:
         recalled = docs.recall_documents(namespace, 10)
@@ -67,21 +84,34 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
             raise
     else:
         call = f"recall_documents({namespace!r}, 10)"
-        ctx.require(bool(recalled.hits) and bool(recalled.context_text.strip()), call,
-                    "hits and a non-empty context_text", recalled)
-        ctx.require(any(h.key == "doc" for h in recalled.hits), call, "a hit with key 'doc'",
-                    [h.key for h in recalled.hits])
+        ctx.require(
+            bool(recalled.hits) and bool(recalled.context_text.strip()),
+            call,
+            "hits and a non-empty context_text",
+            recalled,
+        )
+        ctx.require(
+            any(h.key == "doc" for h in recalled.hits),
+            call,
+            "a hit with key 'doc'",
+            [h.key for h in recalled.hits],
+        )
 
     document_id = again.document_id if again is not None else doc_id
     first = DocumentDeletion.model_validate(docs.delete_document(namespace, document_id))
     call = f"delete_document({namespace!r}, {document_id!r})"
-    ctx.require(first.deleted and first.namespace == namespace and first.document_id == document_id,
-                call, "deleted true with namespace and documentId", first)
+    ctx.require(
+        first.deleted and first.namespace == namespace and first.document_id == document_id,
+        call,
+        "deleted true with namespace and documentId",
+        first,
+    )
     second = DocumentDeletion.model_validate(docs.delete_document(namespace, document_id))
     ctx.require(second.deleted is False, call + " (again)", "deleted false, not an error", second)
 
     docs.put_document(_document(namespace, "to be cleared"))
     docs.clear_namespace(namespace)
     left = docs.get_document(namespace, "doc")
-    ctx.require(left is None, f"get_document({namespace!r}, 'doc')",
-                "None after clear_namespace", left)
+    ctx.require(
+        left is None, f"get_document({namespace!r}, 'doc')", "None after clear_namespace", left
+    )

@@ -33,21 +33,33 @@ def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
         page = provider.export_page(cursor, limit)
         for record in page.records:
             identity = (record.kind, record.id, record.namespace)
-            ctx.require(identity not in seen_records, call, "each record exported once",
-                        f"{identity} again")
+            ctx.require(
+                identity not in seen_records, call, "each record exported once", f"{identity} again"
+            )
             seen_records.add(identity)
         records.extend(page.records)
         if page.next_cursor is None:
             return records
         empty_run = 0 if page.records else empty_run + 1
-        ctx.require(empty_run < MAX_EMPTY_RUN, call, "an export that ends",
-                    f"{MAX_EMPTY_RUN} empty pages in a row, each with a new cursor")
-        ctx.require(page.next_cursor not in seen_cursors, call,
-                    "a cursor never issued before", f"the repeated cursor {page.next_cursor!r}")
+        ctx.require(
+            empty_run < MAX_EMPTY_RUN,
+            call,
+            "an export that ends",
+            f"{MAX_EMPTY_RUN} empty pages in a row, each with a new cursor",
+        )
+        ctx.require(
+            page.next_cursor not in seen_cursors,
+            call,
+            "a cursor never issued before",
+            f"the repeated cursor {page.next_cursor!r}",
+        )
         seen_cursors.add(page.next_cursor)
         cursor = page.next_cursor
-    raise Inconclusive(ctx.check_id, f"export_page({cursor!r}, {limit})",
-                       f"the export did not end within {MAX_PAGES} pages")
+    raise Inconclusive(
+        ctx.check_id,
+        f"export_page({cursor!r}, {limit})",
+        f"the export did not end within {MAX_PAGES} pages",
+    )
 
 
 @check(
@@ -59,8 +71,12 @@ def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
     """An empty first page ends the export; paging ends; a foreign cursor is `Invalid`."""
     first = provider.export_page(None, 8)
     if not first.records:
-        ctx.require(first.next_cursor is None, "export_page(None, 8)",
-                    "next_cursor None on an empty first page", first.next_cursor)
+        ctx.require(
+            first.next_cursor is None,
+            "export_page(None, 8)",
+            "next_cursor None on an empty first page",
+            first.next_cursor,
+        )
     export_all(provider, ctx, 64)
     ctx.refused(
         f"export_page({BAD_CURSOR!r}, 8)",
@@ -83,7 +99,9 @@ def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
     exported = [r for r in export_all(provider, ctx, 32) if r.namespace == namespace]
     ctx.require(
         any(r.taint == MemoryTaint.EXTERNAL_SYNC for r in exported),
-        "export_page(..., 32)", f"an external_sync record in {namespace!r}", exported,
+        "export_page(..., 32)",
+        f"an external_sync record in {namespace!r}",
+        exported,
     )
     forgot = provider.forget(namespace, "p1")
     ctx.require(forgot is True, f"forget({namespace!r}, 'p1')", "True", forgot)
@@ -91,12 +109,20 @@ def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
     ctx.require(gone is None, f"get({namespace!r}, 'p1')", "None after forget", gone)
     outcome = provider.import_records(exported)
     call = f"import_records(<{len(exported)} records>)"
-    ctx.require(outcome.failed == 0, call, "failed == 0",
-                f"failed {outcome.failed}, errors {outcome.errors}")
-    ctx.require(outcome.imported == len(exported), call, f"imported == {len(exported)}",
-                outcome.imported)
+    ctx.require(
+        outcome.failed == 0,
+        call,
+        "failed == 0",
+        f"failed {outcome.failed}, errors {outcome.errors}",
+    )
+    ctx.require(
+        outcome.imported == len(exported), call, f"imported == {len(exported)}", outcome.imported
+    )
     back = provider.get(namespace, "p1")
     ctx.require(back is not None, f"get({namespace!r}, 'p1')", "the imported entry", "None")
-    ctx.require((back.content, back.taint) == ("portable", MemoryTaint.EXTERNAL_SYNC),
-                f"get({namespace!r}, 'p1')", "content 'portable', taint external_sync",
-                (back.content, back.taint))
+    ctx.require(
+        (back.content, back.taint) == ("portable", MemoryTaint.EXTERNAL_SYNC),
+        f"get({namespace!r}, 'p1')",
+        "content 'portable', taint external_sync",
+        (back.content, back.taint),
+    )

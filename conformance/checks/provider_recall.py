@@ -24,7 +24,7 @@ from conformance.provider import (
     storage=True,
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
-    """Three needles in recall-a, one in recall-b: recall(limit 2, recall-a) gives 2 from recall-a."""
+    """Three needles in recall-a, one in recall-b: recall(limit 2, recall-a) gives 2, all in a."""
     a, b = ns(ctx, "recall-a"), ns(ctx, "recall-b")
     texts = (
         "needle filed in the archive room",
@@ -62,14 +62,19 @@ def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
 
     listed = {(e.namespace, e.key) for e in provider.list(None, None, None)}
     want = {(a, "in-a"), (b, "in-b"), (GLOBAL_NAMESPACE, global_key)}
-    ctx.require(want <= listed, "list(None, None, None)",
-                f"every namespace, including {sorted(want)}", f"missing {sorted(want - listed)}")
+    ctx.require(
+        want <= listed,
+        "list(None, None, None)",
+        f"every namespace, including {sorted(want)}",
+        f"missing {sorted(want - listed)}",
+    )
 
     hits = provider.recall(marker, 10, OwnedRecallOpts(), None)
     ours = sorted((h.namespace, h.key) for h in hits if marker in h.content)
     call = f"recall({marker!r}, 10, OwnedRecallOpts())"
     ctx.require(
-        ours == [(GLOBAL_NAMESPACE, global_key)], call,
+        ours == [(GLOBAL_NAMESPACE, global_key)],
+        call,
         f"only the entry in {GLOBAL_NAMESPACE!r} (recall without a namespace searches global)",
         ours,
     )
@@ -84,19 +89,20 @@ def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
 def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> None:
     """Recall finds the entry unscoped, and with `SourceScope([])` answers [] or `Invalid`."""
     namespace = ns(ctx, "scope")
-    put(provider, ctx, namespace, "scoped", "source scoped needle",
-        taint=MemoryTaint.EXTERNAL_SYNC)
+    put(provider, ctx, namespace, "scoped", "source scoped needle", taint=MemoryTaint.EXTERNAL_SYNC)
     unscoped = provider.recall("needle", 8, OwnedRecallOpts(namespace=namespace), None)
-    ctx.require([h.key for h in unscoped] == ["scoped"],
-                f"recall('needle', 8, namespace={namespace!r}, scope=None)",
-                "the stored entry (precondition)", unscoped)
+    ctx.require(
+        [h.key for h in unscoped] == ["scoped"],
+        f"recall('needle', 8, namespace={namespace!r}, scope=None)",
+        "the stored entry (precondition)",
+        unscoped,
+    )
     call = f"recall('needle', 8, namespace={namespace!r}, scope=SourceScope([]))"
     try:
-        denied = provider.recall("needle", 8, OwnedRecallOpts(namespace=namespace),
-                                 SourceScope(allow=[]))
+        denied = provider.recall(
+            "needle", 8, OwnedRecallOpts(namespace=namespace), SourceScope(allow=[])
+        )
     except DriverRaised as raised:
-        ctx.require(isinstance(raised.error, Invalid), call, "[] or Invalid",
-                    repr(raised.error))
+        ctx.require(isinstance(raised.error, Invalid), call, "[] or Invalid", repr(raised.error))
         return
     ctx.require(denied == [], call, "[] (an empty allow list denies all)", denied)
-

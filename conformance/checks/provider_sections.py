@@ -34,5 +34,8 @@ def assert_namespaces_preserve_their_section(provider: Any, ctx: CheckContext) -
             found.append(summary.namespace)
             if parsed.section() == MemorySection.CONVERSATION:
                 return
-    ctx.fail("namespaces()", f"a summary {str(written)!r} in the conversation section",
-             f"{found}" if found else "no summary with the written scope")
+    ctx.fail(
+        "namespaces()",
+        f"a summary {str(written)!r} in the conversation section",
+        f"{found}" if found else "no summary with the written scope",
+    )

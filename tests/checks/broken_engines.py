@@ -9,7 +9,6 @@ from __future__ import annotations
 import builtins
 import hashlib
 from collections.abc import Sequence
-from typing import Any
 
 from conformance.engine import (
     Conversation,
@@ -28,9 +27,11 @@ from conformance.engine import (
     ForgetTarget,
     GetRequest,
     Hit,
+    InvalidRequest,
     Learning,
     ListPage,
     ListRequest,
+    MemoryMeta,
     MetaFilter,
     RecallAnswer,
     RecallRequest,
@@ -165,72 +166,73 @@ class ReplayNewId(ReferenceEngine):
         return receipt.model_copy(update={"id": f"{receipt.id}-again"})
 
 
-class _ObservedAtIsIdentity:
-    """A fingerprint that hashes the observation time in as well."""
+def _salted(fingerprint: str, meta: MemoryMeta) -> str:
+    """`fingerprint`, changed by the observation time when there is one."""
+    if meta.observed_at is None:
+        return fingerprint
+    salted = f"{fingerprint}@{rfc3339(meta.observed_at)}".encode()
+    return hashlib.sha256(salted).hexdigest()[:40]
 
-    meta: Any
 
+class _ObservedDocument(Document):
     def fingerprint(self) -> str:
-        base: str = super().fingerprint()  # type: ignore[misc]
-        if self.meta.observed_at is None:
-            return base
-        salted = f"{base}@{rfc3339(self.meta.observed_at)}".encode()
-        return hashlib.sha256(salted).hexdigest()[:40]
+        return _salted(super().fingerprint(), self.meta)
 
 
-class _ObservedDocument(_ObservedAtIsIdentity, Document):
-    pass
+class _ObservedConversation(Conversation):
+    def fingerprint(self) -> str:
+        return _salted(super().fingerprint(), self.meta)
 
 
-class _ObservedConversation(_ObservedAtIsIdentity, Conversation):
-    pass
+class _ObservedLearning(Learning):
+    def fingerprint(self) -> str:
+        return _salted(super().fingerprint(), self.meta)
 
 
-class _ObservedLearning(_ObservedAtIsIdentity, Learning):
-    pass
+def _retyped(
+    item: StoreItem,
+    as_document: type[Document],
+    as_conversation: type[Conversation],
+    as_learning: type[Learning],
+) -> StoreItem:
+    """`item` rebuilt, unvalidated, as the matching subclass."""
+    fields = dict(item)
+    if isinstance(item, Document):
+        return as_document.model_construct(**fields)
+    if isinstance(item, Conversation):
+        return as_conversation.model_construct(**fields)
+    return as_learning.model_construct(**fields)
 
 
 class FingerprintIncludesObservedAt(ReferenceEngine):
     """Stores an item seen at another time as a new item, under a new id."""
 
     def store(self, item: StoreItem) -> StoreReceipt:
-        retyped = {
-            Document: _ObservedDocument,
-            Conversation: _ObservedConversation,
-            Learning: _ObservedLearning,
-        }[type(item)]
-        return super().store(retyped.model_validate(item.model_dump()))
+        observed = _retyped(item, _ObservedDocument, _ObservedConversation, _ObservedLearning)
+        return super().store(observed)
 
 
-class _Unchecked:
-    """An item whose validate accepts anything."""
-
-    def validate(self) -> None:
+class _UncheckedDocument(Document):
+    def validate(self) -> None:  # type: ignore[override]
         return None
 
 
-class _UncheckedDocument(_Unchecked, Document):
-    pass
+class _UncheckedConversation(Conversation):
+    def validate(self) -> None:  # type: ignore[override]
+        return None
 
 
-class _UncheckedConversation(_Unchecked, Conversation):
-    pass
-
-
-class _UncheckedLearning(_Unchecked, Learning):
-    pass
+class _UncheckedLearning(Learning):
+    def validate(self) -> None:  # type: ignore[override]
+        return None
 
 
 class StoresInvalidItems(ReferenceEngine):
     """store skips validation, keeping blank and out-of-range items."""
 
     def store(self, item: StoreItem) -> StoreReceipt:
-        unchecked = {
-            Document: _UncheckedDocument,
-            Conversation: _UncheckedConversation,
-            Learning: _UncheckedLearning,
-        }[type(item)]
-        return super().store(unchecked.model_construct(**dict(item)))
+        unchecked = _retyped(item, _UncheckedDocument, _UncheckedConversation, _UncheckedLearning)
+        return super().store(unchecked)
 
 
 class EmptyForgetDeletesEverything(ReferenceEngine):
@@ -248,8 +250,9 @@ class DropsTags(ReferenceEngine):
     """Stores every item without its tags."""
 
     def store(self, item: StoreItem) -> StoreReceipt:
-        return super().store(item.model_copy(update={"meta": item.meta.model_copy(
-            update={"tags": []})}))
+        return super().store(
+            item.model_copy(update={"meta": item.meta.model_copy(update={"tags": []})})
+        )
 
 
 class ForgetByIdReportsZero(ReferenceEngine):
@@ -283,6 +286,22 @@ class ListRaises(ReferenceEngine):
         raise EngineFault("the read replica is gone")
 
 
+class LeaksCredential(ReferenceEngine):
+    """Puts its API key into the error for a cursor it did not issue."""
+
+    secret = "tm-key-conformance-7731"
+
+    def __init__(self, options: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.secret = (options or {}).get("api_key", type(self).secret)
+
+    def list(self, req: ListRequest) -> ListPage:
+        try:
+            return super().list(req)
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"{exc.message} (authenticated with {self.secret})") from exc
+
+
 def _empty(target: ForgetTarget) -> bool:
     if isinstance(target, ForgetIds):
         return not target.ids
@@ -312,6 +331,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ForgetFilterIgnoresTags: "engine.forget_by_filter",
     HealthRaises: "engine.health",
     ListRaises: "engine.retention_probe",
+    LeaksCredential: "engine.no_credential_in_errors",
 }
 """Each broken engine, and the id of the check its fault must fail."""
 

@@ -57,16 +57,30 @@ class ListIgnoresNamespace(ReferenceProvider):
 class DropsSession(ReferenceProvider):
     """Stores every entry without its session."""
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         super().store(namespace, key, content, category, None, taint)
 
 
 class UpsertDuplicates(ReferenceProvider):
     """Keeps the old row beside the new one when a key is stored again."""
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         if self.get(namespace, key) is not None:
             super().store(namespace, f"{key}#dup", content, category, session_id, taint)
         super().store(namespace, key, content, category, session_id, taint)
@@ -90,16 +104,24 @@ class IgnoresCategoryFilter(ReferenceProvider):
 class RestampsTaint(ReferenceProvider):
     """Stamps every write internal, whatever taint it was given."""
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         super().store(namespace, key, content, category, session_id, MemoryTaint.INTERNAL)
 
 
 class RecallIgnoresNamespace(ReferenceProvider):
     """Recalls across every namespace, ignoring the one asked for."""
 
-    def recall(self, query: str, limit: int, opts: OwnedRecallOpts,
-               scope: SourceScope | None) -> builtins.list[MemoryEntry]:
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
         hits: builtins.list[MemoryEntry] = []
         for summary in self.namespaces():
             pinned = opts.model_copy(update={"namespace": summary.namespace})
@@ -110,8 +132,9 @@ class RecallIgnoresNamespace(ReferenceProvider):
 class RecallNoneSearchesEverything(ReferenceProvider):
     """Treats `opts.namespace = None` as every namespace (the Rust reference's divergence)."""
 
-    def recall(self, query: str, limit: int, opts: OwnedRecallOpts,
-               scope: SourceScope | None) -> builtins.list[MemoryEntry]:
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
         if opts.namespace is not None:
             return super().recall(query, limit, opts, scope)
         hits: builtins.list[MemoryEntry] = []
@@ -124,8 +147,9 @@ class RecallNoneSearchesEverything(ReferenceProvider):
 class RecallIgnoresScope(ReferenceProvider):
     """Answers a scoped recall as if it were unscoped."""
 
-    def recall(self, query: str, limit: int, opts: OwnedRecallOpts,
-               scope: SourceScope | None) -> builtins.list[MemoryEntry]:
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
         return super().recall(query, limit, opts, None)
 
 
@@ -178,8 +202,15 @@ class ImportDropsTaint(ReferenceProvider):
 class MangleContent(ReferenceProvider):
     """Normalises line endings and drops NUL characters on the way in."""
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         cleaned = content.replace("\r\n", "\n").replace("\0", "")
         super().store(namespace, key, cleaned, category, session_id, taint)
 

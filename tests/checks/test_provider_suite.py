@@ -65,7 +65,8 @@ def test_each_broken_provider_fails_its_check(broken: type[Any]) -> None:
 def test_every_provider_check_is_triggered_by_some_broken_provider() -> None:
     triggered = set(BROKEN_PROVIDERS.values())
     untriggered = {
-        c.id for c in checks_for("provider")
+        c.id
+        for c in checks_for("provider")
         # documents_round_trip is proven against broken sqlite providers (tests/sqlite).
         if c.id not in triggered and c.needs is None
     }
@@ -73,12 +74,30 @@ def test_every_provider_check_is_triggered_by_some_broken_provider() -> None:
 
 
 FOREIGN = (
-    ("global", "user-note", "needle in the user's own data", MemoryCategory.CORE, None,
-     MemoryTaint.INTERNAL),
-    ("conversation:thread-1", "turn-1", "hello", MemoryCategory.CONVERSATION, "s1",
-     MemoryTaint.EXTERNAL_SYNC),
-    ("tinymemory-conformance/other-run/x", "k", "another run's data", MemoryCategory.DAILY,
-     None, MemoryTaint.INTERNAL),
+    (
+        "global",
+        "user-note",
+        "needle in the user's own data",
+        MemoryCategory.CORE,
+        None,
+        MemoryTaint.INTERNAL,
+    ),
+    (
+        "conversation:thread-1",
+        "turn-1",
+        "hello",
+        MemoryCategory.CONVERSATION,
+        "s1",
+        MemoryTaint.EXTERNAL_SYNC,
+    ),
+    (
+        "tinymemory-conformance/other-run/x",
+        "k",
+        "another run's data",
+        MemoryCategory.DAILY,
+        None,
+        MemoryTaint.INTERNAL,
+    ),
 )
 
 

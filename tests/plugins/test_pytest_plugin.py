@@ -33,8 +33,9 @@ def test_without_driver_the_plugin_adds_nothing(pytester: pytest.Pytester) -> No
 
 
 def test_reference_provider_passes(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--driver=reference", "--profile=provider", "-q",
-                                "--conformance-report=out/report.json")
+    result = pytester.runpytest(
+        "--driver=reference", "--profile=provider", "-q", "--conformance-report=out/report.json"
+    )
     result.assert_outcomes(passed=PROVIDER_CHECKS - 2, skipped=2)
     report = report_of(pytester.path / "out/report.json")
     assert report.summary.verdict == "pass"
@@ -45,18 +46,24 @@ def test_reference_provider_passes(pytester: pytest.Pytester) -> None:
 
 
 def test_null_provider_skips_storage_checks_with_the_reason(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--driver=null", "--profile=provider", "-rs",
-                                "--conformance-report=r.json")
-    result.stdout.fnmatch_lines(["*tinymemory/null::provider.taint_is_preserved: driver retains "
-                                 "nothing*"])
+    result = pytester.runpytest(
+        "--driver=null", "--profile=provider", "-rs", "--conformance-report=r.json"
+    )
+    result.stdout.fnmatch_lines(
+        ["*tinymemory/null::provider.taint_is_preserved: driver retains nothing*"]
+    )
     report = report_of(pytester.path / "r.json")
     assert report.profiles["provider"].level == "shape-only"
     assert report.summary.verdict == "pass"
 
 
 def test_broken_driver_fails_with_its_check_id(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(f"--driver={BROKEN}:RestampsTaint", "--profile=provider",
-                                "--conformance-report=r.json", "-q")
+    result = pytester.runpytest(
+        f"--driver={BROKEN}:RestampsTaint",
+        "--profile=provider",
+        "--conformance-report=r.json",
+        "-q",
+    )
     result.stdout.fnmatch_lines(["FAILED tinymemory/RestampsTaint::provider.taint_is_preserved*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = report_of(pytester.path / "r.json")
@@ -66,8 +73,9 @@ def test_broken_driver_fails_with_its_check_id(pytester: pytest.Pytester) -> Non
 
 
 def test_k_selects_checks_by_id(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--driver=reference", "--profile=provider", "-q",
-                                "-k", "taint or section")
+    result = pytester.runpytest(
+        "--driver=reference", "--profile=provider", "-q", "-k", "taint or section"
+    )
     result.assert_outcomes(passed=2)
 
 
@@ -95,10 +103,12 @@ def test_unknown_setting_in_pyproject_is_an_error(pytester: pytest.Pytester) -> 
 def test_unknown_driver_is_one_paragraph_before_any_test(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--driver=nosuchdriver")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "*cannot use driver `nosuchdriver`*no driver named `nosuchdriver`*known drivers:*",
-        "*tinymemory-conformance drivers*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "*cannot use driver `nosuchdriver`*no driver named `nosuchdriver`*known drivers:*",
+            "*tinymemory-conformance drivers*",
+        ]
+    )
 
 
 def test_driver_that_fails_to_build_is_reported(pytester: pytest.Pytester) -> None:
@@ -122,8 +132,12 @@ def test_a_call_past_the_timeout_is_inconclusive_and_the_run_goes_on(
     pytester: pytest.Pytester,
 ) -> None:
     started = dt.datetime.now()
-    result = pytester.runpytest(f"--driver={DRIVERS}:SlowNamespaces", "--driver-timeout=0.5",
-                                "--conformance-report=r.json", "-q")
+    result = pytester.runpytest(
+        f"--driver={DRIVERS}:SlowNamespaces",
+        "--driver-timeout=0.5",
+        "--conformance-report=r.json",
+        "-q",
+    )
     assert (dt.datetime.now() - started).total_seconds() < 20
     report = report_of(pytester.path / "r.json")
     got = outcomes(report)
@@ -137,8 +151,9 @@ def test_a_call_past_the_timeout_is_inconclusive_and_the_run_goes_on(
 
 
 def test_transient_errors_are_retried_and_counted(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(f"--driver={DRIVERS}:Flaky", "--driver-retries=2",
-                                "--conformance-report=r.json", "-q")
+    result = pytester.runpytest(
+        f"--driver={DRIVERS}:Flaky", "--driver-retries=2", "--conformance-report=r.json", "-q"
+    )
     report = report_of(pytester.path / "r.json")
     assert report.summary.verdict == "pass", report.summary
     assert sum(c.retries for c in report.checks) > 0
@@ -146,8 +161,9 @@ def test_transient_errors_are_retried_and_counted(pytester: pytest.Pytester) -> 
 
 
 def test_transient_errors_without_retries_are_inconclusive(pytester: pytest.Pytester) -> None:
-    pytester.runpytest(f"--driver={DRIVERS}:Flaky", "--driver-retries=0",
-                       "--conformance-report=r.json", "-q")
+    pytester.runpytest(
+        f"--driver={DRIVERS}:Flaky", "--driver-retries=0", "--conformance-report=r.json", "-q"
+    )
     report = report_of(pytester.path / "r.json")
     assert "inconclusive" in outcomes(report).values()
     assert "failed" not in outcomes(report).values()
@@ -166,8 +182,12 @@ FUTURE = dt.date.today() + dt.timedelta(days=30)
 
 def test_a_waived_failure_is_waived(pytester: pytest.Pytester) -> None:
     write_waivers(pytester, "provider.forget_is_idempotent", FUTURE)
-    result = pytester.runpytest(f"--driver={BROKEN}:ForgetAlwaysTrue", "--waivers=waivers.toml",
-                                "--conformance-report=r.json", "-q")
+    result = pytester.runpytest(
+        f"--driver={BROKEN}:ForgetAlwaysTrue",
+        "--waivers=waivers.toml",
+        "--conformance-report=r.json",
+        "-q",
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     report = report_of(pytester.path / "r.json")
     assert outcomes(report)["provider.forget_is_idempotent"] == "waived"
@@ -185,8 +205,7 @@ def test_an_unexpected_pass_fails_the_run(pytester: pytest.Pytester) -> None:
 
 def test_an_expired_waiver_fails_the_run(pytester: pytest.Pytester) -> None:
     write_waivers(pytester, "provider.taint_is_preserved", dt.date.today() - dt.timedelta(1))
-    result = pytester.runpytest(f"--driver={BROKEN}:RestampsTaint", "--waivers=waivers.toml",
-                                "-q")
+    result = pytester.runpytest(f"--driver={BROKEN}:RestampsTaint", "--waivers=waivers.toml", "-q")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*has expired*"])
 
@@ -206,15 +225,27 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
     schema = json.loads(Path(__file__).parents[2].joinpath("docs/report.schema.json").read_text())
     assert schema == Report.model_json_schema(by_alias=True)
     check = data["checks"][0]
-    assert set(check) == {"id", "profile", "outcome", "reason", "duration", "calls", "retries",
-                          "clause", "optional"}
+    assert set(check) == {
+        "id",
+        "profile",
+        "outcome",
+        "reason",
+        "duration",
+        "calls",
+        "retries",
+        "clause",
+        "optional",
+    }
 
 
 def test_credentials_are_redacted_and_a_leak_is_caught(pytester: pytest.Pytester) -> None:
     secret = "sk-live-conformance-0042"
-    result = pytester.runpytest(f"--driver={BROKEN}:LeaksCredential",
-                                f"--driver-option=api_key={secret}",
-                                "--conformance-report=r.json", "-q")
+    result = pytester.runpytest(
+        f"--driver={BROKEN}:LeaksCredential",
+        f"--driver-option=api_key={secret}",
+        "--conformance-report=r.json",
+        "-q",
+    )
     assert secret not in result.stdout.str() + result.stderr.str()
     text = (pytester.path / "r.json").read_text() + (pytester.path / "r.md").read_text()
     assert secret not in text
@@ -241,8 +272,9 @@ def test_memory_fixtures_serve_vendor_tests(pytester: pytest.Pytester) -> None:
 
 def test_xdist_runs_the_suite_and_merges_every_worker(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    result = pytester.runpytest_subprocess("--driver=reference", "-n", "2", "-q",
-                                           "--conformance-report=r.json")
+    result = pytester.runpytest_subprocess(
+        "--driver=reference", "-n", "2", "-q", "--conformance-report=r.json"
+    )
     report = report_of(pytester.path / "r.json")
     assert len(report.checks) == len(checks_for("provider")) + len(checks_for("engine"))
     assert report.summary.verdict == "pass", result.stdout.str()

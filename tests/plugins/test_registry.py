@@ -36,7 +36,9 @@ def test_entry_point_name_resolves_through_the_hook(monkeypatch: pytest.MonkeyPa
 
 
 def test_unknown_name_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_entry_points(monkeypatch, ("alpha", f"{SPEC}:PLUGIN", "a"), ("beta", f"{SPEC}:PLUGIN", "b"))
+    fake_entry_points(
+        monkeypatch, ("alpha", f"{SPEC}:PLUGIN", "a"), ("beta", f"{SPEC}:PLUGIN", "b")
+    )
     with pytest.raises(DriverError, match=r"no driver named `gamma`.*known drivers: alpha, beta"):
         registry.resolve_driver("gamma")
 
@@ -45,7 +47,9 @@ def test_two_distributions_announcing_one_name_are_both_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fake_entry_points(
-        monkeypatch, ("dup", f"{SPEC}:PLUGIN", "first-dist"), ("dup", f"{SPEC}:BUNDLE", "second-dist")
+        monkeypatch,
+        ("dup", f"{SPEC}:PLUGIN", "first-dist"),
+        ("dup", f"{SPEC}:BUNDLE", "second-dist"),
     )
     with pytest.raises(DriverError, match=r"first-dist.*second-dist"):
         registry.resolve_driver("dup")
@@ -58,7 +62,9 @@ def test_only_the_named_entry_point_is_loaded(monkeypatch: pytest.MonkeyPatch) -
         ("broken", "no_such_module_anywhere:thing", "broken-dist"),
     )
     assert registry.resolve_driver("good").name == "good"
-    with pytest.raises(DriverError, match=r"driver `broken`.*failed to import.*ModuleNotFoundError"):
+    with pytest.raises(
+        DriverError, match=r"driver `broken`.*failed to import.*ModuleNotFoundError"
+    ):
         registry.resolve_driver("broken")
 
 
@@ -70,7 +76,7 @@ def test_a_hook_with_a_misspelt_name_is_refused(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_hook_must_return_a_driver(monkeypatch: pytest.MonkeyPatch) -> None:
     fake_entry_points(monkeypatch, ("odd", f"{SPEC}:RETURNS_NOTHING_PLUGIN", "d"))
-    with pytest.raises(DriverError, match="did not return a conformance.Driver"):
+    with pytest.raises(DriverError, match=r"did not return a conformance\.Driver"):
         registry.resolve_driver("odd")
 
 
