@@ -1,4 +1,12 @@
-"""tinymemory-conformance: the TinyMemory contract in Python, and the kit that holds drivers to it."""
+"""tinymemory-conformance: the TinyMemory contract in Python, and the kit that holds drivers to it.
+
+Subpackages: `conformance.engine` and `conformance.provider` (the contract's two profiles),
+`conformance.checks` (the suites), `conformance.sections` (the Section API),
+`conformance.fuzz` (strategies and state machines), `conformance.report` (the report model).
+The names below are the ones a driver author reaches for first.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from conformance.bridge import SyncFace, as_sync
 from conformance.driver import (
@@ -12,18 +20,68 @@ from conformance.driver import (
     reject_options,
 )
 
+if TYPE_CHECKING:
+    from conformance.checks import *  # noqa: F403
+    from conformance.sections import (
+        MAX_SECTION_NAMESPACES,
+        AsyncSectionRecall,
+        AsyncSections,
+        AsyncSectionView,
+        SectionHits,
+        SectionRecall,
+        Sections,
+        SectionScope,
+        SectionView,
+    )
+
+_SECTION_NAMES = frozenset({
+    "MAX_SECTION_NAMESPACES", "AsyncSectionRecall", "AsyncSectionView", "AsyncSections",
+    "SectionHits", "SectionRecall", "SectionScope", "SectionView", "Sections",
+})
+_CHECK_NAMES = frozenset({
+    "CATALOGUE", "RETAINS_NOTHING", "Check", "CheckContext", "CheckResult", "CheckSkipped",
+    "ConformanceFailure", "DriverRaised", "Inconclusive", "Outcome", "RunSettings",
+    "all_checks", "checks_for", "engine_retains_writes", "provider_retains_writes",
+    "run_engine_suite", "run_one", "run_provider_suite", "run_suite",
+})
+
+
+def __getattr__(name: str) -> Any:
+    # The suites and the Section API load on first use, so that importing the kit (as
+    # pytest does for every run once it is installed) stays cheap when no driver is asked.
+    if name in _SECTION_NAMES:
+        import conformance.sections as sections
+
+        return getattr(sections, name)
+    if name in _CHECK_NAMES or name.startswith("assert_"):
+        import conformance.checks as checks
+
+        return getattr(checks, name)
+    raise AttributeError(f"module 'conformance' has no attribute {name!r}")
+
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "MAX_SECTION_NAMESPACES",
     "PROFILES",
+    "AsyncSectionRecall",
+    "AsyncSectionView",
+    "AsyncSections",
     "Driver",
     "DriverError",
     "Profile",
     "ProfileNotOffered",
+    "SectionHits",
+    "SectionRecall",
+    "SectionScope",
+    "SectionView",
+    "Sections",
     "SyncFace",
     "__version__",
     "as_sync",
     "detect_profile",
     "missing_methods",
     "reject_options",
+    *sorted(_CHECK_NAMES),
 ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from conformance.driver import is_async
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -20,6 +22,8 @@ _loop_lock = threading.Lock()
 def _background_loop() -> asyncio.AbstractEventLoop:
     # One daemon loop per process: async drivers often bind clients to the loop that
     # created them, so every call of a driver must land on the same loop.
+    import asyncio  # on first use: a sync-only run never pays for it
+
     global _loop
     with _loop_lock:
         if _loop is None:
@@ -31,6 +35,8 @@ def _background_loop() -> asyncio.AbstractEventLoop:
 
 def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
     """Run `coro` on the kit's background loop and wait for its result."""
+    import asyncio
+
     return asyncio.run_coroutine_threadsafe(coro, _background_loop()).result()
 
 

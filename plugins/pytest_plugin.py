@@ -5,23 +5,19 @@ Without `--driver` (on the command line or in `[tool.tinymemory]`) it does nothi
 
 from __future__ import annotations
 
-import json
-from collections.abc import Generator
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conformance.checks.catalogue import Check, all_checks
-from conformance.checks.outcome import CheckResult
-from conformance.driver import DriverError, ProfileNotOffered
-from conformance.report import redact_options, to_markdown
-from plugins.run import KitRun, build_report, entry_from_properties
 from plugins.settings import SettingsError, merge, parse_option_pairs, read_pyproject
-from plugins.waivers import WaiverError, load_waivers
 
-KIT = pytest.StashKey[KitRun]()
-PROPERTY = "tinymemory"
+if TYPE_CHECKING:
+    from plugins.run import KitRun
+
+# The suites load only when a driver is asked for: a project that merely has the kit
+# installed pays for this module, not for the contract's models.
+KIT: pytest.StashKey[KitRun] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -95,6 +91,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise _usage_error("bad settings", exc, "Fix the option or [tool.tinymemory].") from exc
     if not settings.driver:
         return
+    from conformance.checks.catalogue import all_checks
+    from conformance.driver import DriverError
+    from conformance.report import redact_options
+    from plugins.pytest_items import RunHooks
+    from plugins.run import KitRun
+    from plugins.waivers import WaiverError, load_waivers
+
     known = {c.id for c in all_checks()}
     try:
         waivers = load_waivers(settings.waivers, known) if settings.waivers else {}
@@ -115,47 +118,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(RunHooks(run, config), "tinymemory-run")
 
 
-class DriverSuite(pytest.Collector):
-    """The conformance checks of one driver, as a node that `-k` and node ids can name."""
-
-    def collect(self) -> list[pytest.Item]:
-        return []
-
-
-class CheckItem(pytest.Item):
-    """One catalogued check run against the driver."""
-
-    def __init__(self, *, check: Check, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.check = check
-        self.add_marker("tinymemory")
-
-    def runtest(self) -> None:
-        run = self.config.stash[KIT]
-        result: CheckResult = run.run_check(self.check)
-        self.user_properties.append((PROPERTY, run.entry_of(self.check, result).model_dump()))
-        if result.outcome == "failed":
-            raise CheckFailed(result.reason)
-        if result.outcome == "waived":
-            pytest.xfail(result.reason)
-        if result.outcome in ("skipped", "inconclusive"):
-            pytest.skip(
-                result.reason if result.outcome == "skipped" else f"INCONCLUSIVE: {result.reason}"
-            )
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, CheckFailed):
-            return f"{self.check.id} ({self.check.clause})\n{excinfo.value}"
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.check.id}: {self.check.title}"
-
-
-class CheckFailed(Exception):
-    """A check's failure, shown without the kit's own traceback."""
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
@@ -163,62 +125,9 @@ def pytest_collection_modifyitems(
     run = config.stash.get(KIT, None)
     if run is None:
         return
-    name = f"tinymemory/{run.driver.name}"
-    suite = DriverSuite.from_parent(session, name=name, nodeid=name)
-    for chk in run.checks():
-        items.append(CheckItem.from_parent(suite, name=chk.id, check=chk))
+    from plugins.pytest_items import add_items
 
-
-class RunHooks:
-    """Session hooks of a run with a driver, registered only when `--driver` is given."""
-
-    def __init__(self, run: KitRun, config: pytest.Config) -> None:
-        self.run = run
-        self.config = config
-
-    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
-        entry = entry_from_properties(report.user_properties)
-        if entry is None or report.when != "call":
-            return None
-        if entry.outcome == "inconclusive":
-            return "inconclusive", "I", "INCONCLUSIVE"
-        if entry.outcome == "waived":
-            return "waived", "w", "WAIVED"
-        return None
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
-        # Point a skip at the check, not at the line of the kit that raised it.
-        if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
-            report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
-        return report
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # On the xdist controller this sees every worker's reports, so the report merges them.
-        entry = entry_from_properties(report.user_properties)
-        if entry is not None and report.when == "call":
-            self.run.collected.append(entry)
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        if any(e.outcome == "inconclusive" for e in self.run.collected) and session.exitstatus == 0:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        path = self.run.settings.report
-        if path is not None:
-            report = build_report(self.run)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-            path.with_suffix(".md").write_text(to_markdown(report))
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        for line in self.run.summary_lines():
-            terminalreporter.write_line(line)
+    add_items(session, run, items)
 
 
 @pytest.fixture
@@ -236,10 +145,7 @@ def memory_engine(request: pytest.FixtureRequest) -> Any:
     run = request.config.stash.get(KIT, None)
     if run is None:
         pytest.skip("no --driver given")
-    try:
-        return run.profile_object("engine")
-    except ProfileNotOffered as exc:
-        pytest.skip(str(exc))
+    return _profile_or_skip(run, "engine")
 
 
 @pytest.fixture
@@ -248,7 +154,13 @@ def memory_provider(request: pytest.FixtureRequest) -> Any:
     run = request.config.stash.get(KIT, None)
     if run is None:
         pytest.skip("no --driver given")
+    return _profile_or_skip(run, "provider")
+
+
+def _profile_or_skip(run: KitRun, profile: str) -> Any:
+    from conformance.driver import ProfileNotOffered
+
     try:
-        return run.profile_object("provider")
+        return run.profile_object(profile)
     except ProfileNotOffered as exc:
         pytest.skip(str(exc))

@@ -49,7 +49,7 @@ def assert_health(engine: Any, ctx: CheckContext) -> None:
     title="The retention probe answers without error",
     clause="decisions §4.8; contract-reference B8 (store, list)",
 )
-def assert_retention_probe(engine: Any, ctx: CheckContext) -> None:
+def assert_engine_retention_probe(engine: Any, ctx: CheckContext) -> None:
     """Store one document under the run's root and list it back without error (an engine
     that keeps nothing passes)."""
     engine_retains_writes(engine, ctx)

@@ -2,7 +2,7 @@
 
 from conformance.checks.engine_core import (
     assert_health,
-    assert_retention_probe,
+    assert_engine_retention_probe,
     assert_round_trip,
 )
 from conformance.checks.engine_cursors import assert_cursor_progress
@@ -30,7 +30,7 @@ __all__ = [
     "assert_health",
     "assert_namespaces",
     "assert_recall",
-    "assert_retention_probe",
+    "assert_engine_retention_probe",
     "assert_round_trip",
     "assert_store_many",
     "assert_unsupported_modes",

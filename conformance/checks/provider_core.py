@@ -55,7 +55,7 @@ def assert_forget_is_idempotent(provider: Any, ctx: CheckContext) -> None:
     title="The retention probe answers without error",
     clause="contract-reference A9 §6 (retains_writes); decisions §4.8",
 )
-def assert_retention_probe(provider: Any, ctx: CheckContext) -> None:
+def assert_provider_retention_probe(provider: Any, ctx: CheckContext) -> None:
     """Store one entry and read it back without error (a driver that keeps nothing passes)."""
     provider_retains_writes(provider, ctx)
 

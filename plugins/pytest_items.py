@@ -1,0 +1,125 @@
+"""The pytest nodes and session hooks of a run with a driver (loaded only when one is given)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from conformance.checks.catalogue import Check
+from conformance.checks.outcome import CheckResult
+from conformance.report import to_markdown
+from plugins.run import KitRun, build_report, entry_from_properties
+
+PROPERTY = "tinymemory"
+
+
+def kit_run(config: pytest.Config) -> KitRun:
+    """The run stored on `config` by the plugin."""
+    from plugins.pytest_plugin import KIT
+
+    return config.stash[KIT]
+
+
+class DriverSuite(pytest.Collector):
+    """The conformance checks of one driver, as a node that `-k` and node ids can name."""
+
+    def collect(self) -> list[pytest.Item]:
+        return []
+
+
+class CheckItem(pytest.Item):
+    """One catalogued check run against the driver."""
+
+    def __init__(self, *, check: Check, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+        self.add_marker("tinymemory")
+
+    def runtest(self) -> None:
+        run = kit_run(self.config)
+        result: CheckResult = run.run_check(self.check)
+        self.user_properties.append((PROPERTY, run.entry_of(self.check, result).model_dump()))
+        if result.outcome == "failed":
+            raise CheckFailed(result.reason)
+        if result.outcome == "waived":
+            pytest.xfail(result.reason)
+        if result.outcome in ("skipped", "inconclusive"):
+            pytest.skip(
+                result.reason if result.outcome == "skipped" else f"INCONCLUSIVE: {result.reason}"
+            )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return f"{self.check.id} ({self.check.clause})\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.check.id}: {self.check.title}"
+
+
+class CheckFailed(Exception):
+    """A check's failure, shown without the kit's own traceback."""
+
+
+def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) -> None:
+    """Append one item per check of the run, under a node named after the driver."""
+    name = f"tinymemory/{run.driver.name}"
+    suite = DriverSuite.from_parent(session, name=name, nodeid=name)
+    for chk in run.checks():
+        items.append(CheckItem.from_parent(suite, name=chk.id, check=chk))
+
+
+class RunHooks:
+    """Session hooks of a run with a driver, registered only when `--driver` is given."""
+
+    def __init__(self, run: KitRun, config: pytest.Config) -> None:
+        self.run = run
+        self.config = config
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        entry = entry_from_properties(report.user_properties)
+        if entry is None or report.when != "call":
+            return None
+        if entry.outcome == "inconclusive":
+            return "inconclusive", "I", "INCONCLUSIVE"
+        if entry.outcome == "waived":
+            return "waived", "w", "WAIVED"
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        # Point a skip at the check, not at the line of the kit that raised it.
+        if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
+            report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # On the xdist controller this sees every worker's reports, so the report merges them.
+        entry = entry_from_properties(report.user_properties)
+        if entry is not None and report.when == "call":
+            self.run.collected.append(entry)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        if any(e.outcome == "inconclusive" for e in self.run.collected) and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        path = self.run.settings.report
+        if path is not None:
+            report = build_report(self.run)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+            path.with_suffix(".md").write_text(to_markdown(report))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        for line in self.run.summary_lines():
+            terminalreporter.write_line(line)
