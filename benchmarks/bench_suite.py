@@ -1,0 +1,58 @@
+"""Whole-suite cost against the reference: wall time, driver calls, and a 5 ms-per-call engine.
+
+    python benchmarks/bench_suite.py
+
+Each figure is one pytest run in a subprocess (so start-up is included, as a vendor's CI
+pays it); -n 2 runs use pytest-xdist's two workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(driver: str, *extra: str) -> tuple[float, int, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "r.json"
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ignore-glob=*",
+             f"--driver={driver}", f"--conformance-report={report}", *extra],
+            cwd=tmp, capture_output=True, text=True, check=False,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"run failed:\n{done.stdout}\n{done.stderr}")
+        data = json.loads(report.read_text())
+    calls = sum(c["calls"] for c in data["checks"])
+    return elapsed, calls, data["summary"]["verdict"]
+
+
+def main() -> None:
+    delayed = "benchmarks.delayed_drivers:delayed"
+    rows = [
+        ("reference", *run("reference")),
+        ("reference, -n 2", *run("reference", "-n", "2")),
+        ("5 ms per call", *run(delayed, "--driver-option", "delay_ms=5")),
+        ("5 ms per call, -n 2", *run(delayed, "--driver-option", "delay_ms=5", "-n", "2")),
+    ]
+    print(f"{'run':<22} {'wall (s)':>9} {'driver calls':>13} verdict")
+    for name, wall, calls, verdict in rows:
+        print(f"{name:<22} {wall:>9.2f} {calls:>13} {verdict}")
+    base, delayed_wall, delayed_n2 = rows[0][1], rows[2][1], rows[3][1]
+    print(f"5 ms delay costs {delayed_wall - base:.2f} s for {rows[2][2]} calls "
+          f"({(delayed_wall - base) / rows[2][2] * 1000:.1f} ms per call); "
+          f"-n 2 speeds the delayed run up {delayed_wall / delayed_n2:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

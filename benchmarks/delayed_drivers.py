@@ -1,0 +1,38 @@
+"""The reference drivers with every call delayed, a stand-in for a remote engine."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from conformance import Driver
+from reference_driver import ReferenceEngine, ReferenceProvider
+
+
+class Delayed:
+    """Forwards every call to `inner` after sleeping `delay` seconds."""
+
+    def __init__(self, inner: Any, delay: float) -> None:
+        self._inner = inner
+        self._delay = delay
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self._delay)
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def delayed(options: dict[str, str]) -> Driver:
+    """The reference driver, each call delayed by `delay_ms` milliseconds (default 5)."""
+    delay = float(options.get("delay_ms", "5")) / 1000.0
+    return Driver(
+        name="delayed-reference",
+        engine=lambda: Delayed(ReferenceEngine(), delay),
+        provider=lambda: Delayed(ReferenceProvider(), delay),
+    )
