@@ -34,14 +34,15 @@ class DriverSuite(pytest.Collector):
 class CheckItem(pytest.Item):
     """One catalogued check run against the driver."""
 
-    def __init__(self, *, check: Check, **kwargs: Any) -> None:
+    def __init__(self, *, check: Check, fetch_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.check = check
+        self.fetch_mode = fetch_mode
         self.add_marker("tinymemory")
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        result: CheckResult = run.run_check(self.check)
+        result: CheckResult = run.run_check(self.check, self.fetch_mode)
         self.user_properties.append((PROPERTY, run.entry_of(self.check, result).model_dump()))
         if result.outcome == "failed":
             raise CheckFailed(result.reason)
@@ -70,7 +71,9 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
     name = f"tinymemory/{run.driver.name}"
     suite = DriverSuite.from_parent(session, name=name, nodeid=name)
     for chk in run.checks():
-        items.append(CheckItem.from_parent(suite, name=chk.id, check=chk))
+        for mode in run.fetch_modes(chk):
+            item_name = chk.id if mode is None else f"{chk.id}[{mode}]"
+            items.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
 
 
 class RunHooks:

@@ -98,24 +98,36 @@ class KitRun:
                 self._retains[profile] = True
         return self._retains[profile]
 
-    def run_check(self, chk: Check) -> CheckResult:
+    def fetch_modes(self, chk: Check) -> list[str | None]:
+        """The fetch modes a check runs once for: each declared one for a `per_mode` check
+        of an engine that declares some, else a single unparametrised run."""
+        engine = self.objects.get("engine")
+        if not chk.per_mode or engine is None:
+            return [None]
+        declared = [str(getattr(m, "value", m)) for m in engine.descriptor().fetch_modes]
+        return list(declared) or [None]
+
+    def run_check(self, chk: Check, fetch_mode: str | None = None) -> CheckResult:
         """Run one check, then apply its waiver and redact credentials from its reason."""
+        item_id = chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]"
         if chk.profile not in self.objects:
             reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
-            result = CheckResult(id=chk.id, outcome="skipped", reason=reason)
+            result = CheckResult(id=item_id, outcome="skipped", reason=reason)
         elif chk.storage and not self.retains(chk.profile):
-            result = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
+            result = CheckResult(id=item_id, outcome="skipped", reason=RETAINS_NOTHING)
         else:
-            result = run_one(chk, self.objects[chk.profile], self.run_settings, self.nonce)
-        result = self._waive(result)
+            result = run_one(
+                chk, self.objects[chk.profile], self.run_settings, self.nonce, fetch_mode
+            )
+        result = self._waive(chk.id, result)
         result.reason = redact_text(result.reason, self.secrets)
         return result
 
-    def _waive(self, result: CheckResult) -> CheckResult:
-        waiver = self.waivers.get(result.id)
+    def _waive(self, check_id: str, result: CheckResult) -> CheckResult:
+        waiver = self.waivers.get(check_id)
         if waiver is None:
             return result
-        where = f"waiver for `{result.id}` ({waiver.issue}, expires {waiver.expires})"
+        where = f"waiver for `{check_id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
             result.outcome = "failed"
             result.reason = (
@@ -136,7 +148,7 @@ class KitRun:
     def entry_of(self, chk: Check, result: CheckResult) -> CheckEntry:
         """The report entry of one check's result."""
         return CheckEntry(
-            id=chk.id,
+            id=result.id,
             profile=chk.profile,
             outcome=result.outcome,
             reason=result.reason,
@@ -177,8 +189,11 @@ def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> P
     storage_skips = [e for e in entries if e.reason == RETAINS_NOTHING]
     if any(e.outcome != "skipped" for e in entries):
         retains = not storage_skips
-    expected = [c.id for c in all_checks() if c.profile == profile]
-    info = ProfileInfo(level=level_of(entries, retains, expected), retains=retains)
+    expected = {c.id for c in all_checks() if c.profile == profile}
+    ran = {e.id.partition("[")[0] for e in entries}
+    # A check parametrised by fetch mode counts once it ran for some mode.
+    level = level_of(entries, retains) if expected <= ran else "none"
+    info = ProfileInfo(level=level, retains=retains)
     obj = run.objects.get(profile)
     try:
         if obj is not None and profile == "engine":
@@ -193,7 +208,9 @@ def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> P
 def build_report(run: KitRun) -> Report:
     """The report of everything this process collected (xdist: every worker's results)."""
     order = {c.id: i for i, c in enumerate(all_checks())}
-    entries = sorted(run.collected, key=lambda e: order.get(e.id, len(order)))
+    entries = sorted(
+        run.collected, key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
+    )
     profiles = {
         profile: _profile_info(run, profile, [e for e in entries if e.profile == profile])
         for profile in run.settings.profiles()

@@ -35,6 +35,7 @@ class Check:
     run: CheckFunction
     storage: bool = False
     needs: str | None = None
+    per_mode: bool = False
 
     @property
     def name(self) -> str:
@@ -57,12 +58,14 @@ def check(
     clause: str,
     storage: bool = False,
     needs: str | None = None,
+    per_mode: bool = False,
 ) -> Callable[[Callable[[Any, CheckContext], None]], CheckFunction]:
     """Register a check body under a stable id; the result is its public function.
 
     The body receives the driver already bound to its context (every call counted,
     timed and attributed), and deferred cleanups run whatever the outcome. A cleanup
-    failure is reported only when the body itself passed.
+    failure is reported only when the body itself passed. A `per_mode` check covers every
+    declared fetch mode, or only `ctx.fetch_mode` when the runner sets one.
     """
     profile: Profile = "engine" if id.startswith("engine.") else "provider"
 
@@ -104,6 +107,7 @@ def check(
             run=public,
             storage=storage,
             needs=needs,
+            per_mode=per_mode,
         )
         return public
 
@@ -131,10 +135,14 @@ def _load_suites() -> None:
 
 
 def run_one(
-    chk: Check, driver: Any, settings: RunSettings | None = None, nonce: str | None = None
+    chk: Check,
+    driver: Any,
+    settings: RunSettings | None = None,
+    nonce: str | None = None,
+    fetch_mode: str | None = None,
 ) -> CheckResult:
-    """Run one check and classify how it ended."""
-    ctx = CheckContext(chk.id, settings, nonce)
+    """Run one check (for one fetch mode, when given) and classify how it ended."""
+    ctx = CheckContext(chk.id, settings, nonce, fetch_mode)
     started = time.perf_counter()
     outcome: Any
     try:
@@ -147,7 +155,7 @@ def run_one(
     except ConformanceFailure as failure:
         outcome, reason = "failed", str(failure)
     return CheckResult(
-        id=chk.id,
+        id=chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]",
         outcome=outcome,
         reason=reason,
         duration=time.perf_counter() - started,

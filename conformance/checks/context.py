@@ -50,9 +50,15 @@ class CheckContext:
     """Isolation and call accounting for one run of one check."""
 
     def __init__(
-        self, check_id: str, settings: RunSettings | None = None, nonce: str | None = None
+        self,
+        check_id: str,
+        settings: RunSettings | None = None,
+        nonce: str | None = None,
+        fetch_mode: str | None = None,
     ) -> None:
         self.check_id = check_id
+        # When set, a check that covers every declared fetch mode covers only this one.
+        self.fetch_mode = fetch_mode
         self.settings = settings or RunSettings()
         self.nonce = nonce or new_nonce()
         # A single word, valid as an engine segment id and as part of a provider namespace.

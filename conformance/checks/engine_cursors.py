@@ -42,6 +42,7 @@ def _once_each(ctx: CheckContext, call: str, got: list[str], want: list[str]) ->
 
 @check(
     "engine.cursor_progress",
+    per_mode=True,
     title="Following cursors visits every item once and ends",
     clause="contract-reference B8 (cursors: opaque, only a missing next_cursor ends, an "
     "unrecognised cursor is InvalidRequest), C2",
@@ -58,7 +59,7 @@ def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
     for limit in PAGE_SIZES:
         got = ids(list_all(engine, ctx, scope, limit))
         _once_each(ctx, f"list(run filter) {limit} at a time", got, stored)
-    declared = modes(engine)
+    declared = modes(engine, ctx)
     for mode in declared:
         # Which items a mode ranks as hits is the engine's affair; paging must not change it.
         whole = ids(fetch_all(engine, ctx, ctx.marker, mode, scope, WHOLE))

@@ -111,6 +111,7 @@ def fetch_probes(ctx: CheckContext) -> list[Probe]:
 
 @check(
     "engine.fetch_filters",
+    per_mode=True,
     title="Every filter field selects exactly its item, in every declared mode",
     clause="contract-reference B5 (MetaFilter.matches), B6 (FetchRequest), B8 (fetch), B10 §7",
     storage=True,
@@ -120,7 +121,7 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
     file path, the observation window, kinds, sources, tags...), fetch of the marker in
     every declared mode and the listing both return exactly that probe; each mode,
     filtered only by the probe workspace, returns every probe."""
-    declared = require_a_mode(engine)
+    declared = require_a_mode(engine, ctx)
     workspace = probe_workspace(ctx)
     cleanup(engine, ctx, workspace)
     probes = fetch_probes(ctx)

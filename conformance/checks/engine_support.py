@@ -213,15 +213,19 @@ def describe_filter(filter: MetaFilter) -> str:
     return ", ".join(f"{key}={value}" for key, value in shown.items()) or "{}"
 
 
-def modes(engine: Any) -> list[FetchMode]:
-    """The fetch modes the engine declares, in contract order."""
+def modes(engine: Any, ctx: CheckContext | None = None) -> list[FetchMode]:
+    """The fetch modes under test: those the engine declares, in contract order, narrowed
+    to `ctx.fetch_mode` when the runner parametrises a check by mode."""
     declared = set(engine.descriptor().fetch_modes)
-    return [mode for mode in FetchMode if mode in declared]
+    chosen = [mode for mode in FetchMode if mode in declared]
+    if ctx is not None and ctx.fetch_mode is not None:
+        return [mode for mode in chosen if mode.value == ctx.fetch_mode]
+    return chosen
 
 
-def require_a_mode(engine: Any) -> list[FetchMode]:
-    """The declared fetch modes; skips the check when there are none."""
-    declared = modes(engine)
+def require_a_mode(engine: Any, ctx: CheckContext | None = None) -> list[FetchMode]:
+    """The fetch modes under test; skips the check when there are none."""
+    declared = modes(engine, ctx)
     if not declared:
         raise CheckSkipped(NO_FETCH_MODE)
     return declared
