@@ -14,6 +14,7 @@ from .pii import has_likely_pii, redact_pii
 
 __all__ = [
     "GLOBAL_NAMESPACE",
+    "address_directory",
     "address_path",
     "canonical_document_key",
     "canonical_identifier",
@@ -71,3 +72,15 @@ def address_path(workspace: Path, address: str) -> Path:
     if root not in path.resolve().parents:
         raise ValueError(f"storage address {address!r} escapes the workspace {workspace}")
     return path
+
+
+def address_directory(root: Path, address: str) -> Path:
+    """The directory of a physical address under `root`: `address_path` with empty segments dropped.
+
+    `sanitize_namespace` keeps "a//b" and "a/" (valid contract namespaces map to them), which
+    `address_path` refuses; a directory cannot hold an empty segment, so "a//b" lives in
+    `root/a/b` and "a/" in `root/a`. Two addresses may therefore share a directory: file names
+    must tell their rows apart. ValueError unless the result is strictly inside `root`.
+    """
+    segments = [segment for segment in address.split("/") if segment]
+    return address_path(root, "/".join(segments) or GLOBAL_NAMESPACE)

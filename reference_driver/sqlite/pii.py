@@ -310,6 +310,13 @@ def redact_pii(text: str, *, strict: bool = False) -> Redaction:
         found.extend(step.found)
 
 
+# Every strict rule needs a digit, and normalisation only folds characters that are
+# already Unicode digits (category Nd) to ASCII ones; text without one cannot match.
+_ANY_DIGIT = re.compile(r"\d")
+
+
 def has_likely_pii(text: str) -> bool:
     """True when the strict set matches: the gate for namespaces and keys."""
+    if not _ANY_DIGIT.search(text):
+        return False  # the common case for identifiers, and ~100x cheaper than matching
     return bool(_hits(_normalise(text)[0], _STRICT_RULES))

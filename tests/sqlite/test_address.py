@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from reference_driver.sqlite.address import (
     GLOBAL_NAMESPACE,
+    address_directory,
     address_path,
     canonical_document_key,
     canonical_identifier,
@@ -160,3 +161,28 @@ def test_address_path_never_escapes_for_raw_text(workspace: Path, address: str) 
     except ValueError:
         return
     assert _inside(path, workspace)
+
+
+# ---------------------------------------------------------------- address_directory
+
+
+@pytest.mark.parametrize(
+    ("address", "relative"),
+    [("a", "a"), ("a//b", "a/b"), ("a/", "a"), ("a///b//", "a/b"), ("", GLOBAL_NAMESPACE)],
+)
+def test_address_directory_collapses_empty_segments(
+    workspace: Path, address: str, relative: str
+) -> None:
+    assert address_directory(workspace, address) == workspace / relative
+
+
+@pytest.mark.parametrize("address", ["..", "a/../..", "a\\b", "c:x"])
+def test_address_directory_still_refuses_unsafe_addresses(workspace: Path, address: str) -> None:
+    with pytest.raises(ValueError):
+        address_directory(workspace, address)
+
+
+@settings(max_examples=300)
+@given(namespaces)
+def test_address_directory_accepts_every_sanitised_name(workspace: Path, namespace: str) -> None:
+    assert _inside(address_directory(workspace, sanitize_namespace(namespace)), workspace)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import files_under, put, raw_rows
 
 from conformance.provider import (
     Backend,
@@ -23,7 +24,6 @@ from conformance.provider import (
 )
 from reference_driver.sqlite import DRIVER_ID, SqliteProvider
 from reference_driver.sqlite.database import DATABASE_FILE
-from sqlite_helpers import files_under, put, raw_rows
 
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3}|\.\d{6})?Z")
 
@@ -50,7 +50,11 @@ def test_store_get_round_trip(provider: SqliteProvider) -> None:
     put(provider, "round-trip", "k1", "the quick brown fox", session_id="session-1")
     entry = provider.get("round-trip", "k1")
     assert entry is not None
-    assert (entry.key, entry.content, entry.namespace) == ("k1", "the quick brown fox", "round-trip")
+    assert (entry.key, entry.content, entry.namespace) == (
+        "k1",
+        "the quick brown fox",
+        "round-trip",
+    )
     assert entry.category == MemoryCategory.CORE
     assert entry.session_id == "session-1"
     assert entry.score is None
@@ -62,7 +66,15 @@ def test_store_get_round_trip(provider: SqliteProvider) -> None:
 def test_store_upserts_rather_than_duplicates(provider: SqliteProvider) -> None:
     put(provider, "upsert", "same-key", "first", MemoryCategory.CORE, "s1", MemoryTaint.INTERNAL)
     first = provider.get("upsert", "same-key")
-    put(provider, "upsert", "same-key", "second", MemoryCategory.DAILY, None, MemoryTaint.EXTERNAL_SYNC)
+    put(
+        provider,
+        "upsert",
+        "same-key",
+        "second",
+        MemoryCategory.DAILY,
+        None,
+        MemoryTaint.EXTERNAL_SYNC,
+    )
     rows = provider.list("upsert", None, None)
     assert [(row.content, row.category, row.session_id, row.taint) for row in rows] == [
         ("second", MemoryCategory.DAILY, None, MemoryTaint.EXTERNAL_SYNC)
@@ -73,7 +85,9 @@ def test_store_upserts_rather_than_duplicates(provider: SqliteProvider) -> None:
 
 
 @pytest.mark.parametrize("taint", list(MemoryTaint))
-def test_taint_is_stored_and_read_back_exactly(provider: SqliteProvider, taint: MemoryTaint) -> None:
+def test_taint_is_stored_and_read_back_exactly(
+    provider: SqliteProvider, taint: MemoryTaint
+) -> None:
     put(provider, "taint", "k", taint=taint)
     entry = provider.get("taint", "k")
     assert entry is not None and entry.taint is taint
@@ -84,7 +98,11 @@ def test_list_filters_narrow_and_summaries_count(provider: SqliteProvider) -> No
     put(provider, "filters", "core-a", "x", MemoryCategory.CORE, "s1")
     put(provider, "filters", "daily-b", "y", MemoryCategory.DAILY, "s2")
     put(provider, "filters", "custom-c", "z", MemoryCategory.custom("notes"), "s2")
-    assert [e.key for e in provider.list("filters", None, None)] == ["core-a", "custom-c", "daily-b"]
+    assert [e.key for e in provider.list("filters", None, None)] == [
+        "core-a",
+        "custom-c",
+        "daily-b",
+    ]
     assert [e.key for e in provider.list("filters", MemoryCategory.CORE, None)] == ["core-a"]
     assert [e.key for e in provider.list("filters", None, "s2")] == ["custom-c", "daily-b"]
     assert [e.key for e in provider.list("filters", MemoryCategory.DAILY, "s2")] == ["daily-b"]

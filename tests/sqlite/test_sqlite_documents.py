@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import JsonValue
+from sqlite_helpers import files_under, put
 
 from conformance.provider import (
     DocumentDeletion,
@@ -18,7 +19,6 @@ from conformance.provider import (
     NamespaceDocumentInput,
 )
 from reference_driver.sqlite import SqliteProvider
-from sqlite_helpers import files_under, put
 
 NS = "document:conformance"
 
@@ -37,7 +37,9 @@ def family(provider: SqliteProvider) -> MemoryDocuments:
     return documents
 
 
-def doc(key: str = "doc-1", content: str = "the first body", **fields: object) -> NamespaceDocumentInput:
+def doc(
+    key: str = "doc-1", content: str = "the first body", **fields: object
+) -> NamespaceDocumentInput:
     values: dict[str, object] = {
         "namespace": NS,
         "key": key,
@@ -106,12 +108,24 @@ def test_listing_rows_carry_the_pinned_camel_case_keys(family: MemoryDocuments) 
     assert isinstance(listing, dict)
     rows = listing["documents"]
     assert isinstance(rows, list) and isinstance(rows[0], dict)
-    pinned = {"documentId", "namespace", "key", "title", "sourceType", "priority", "createdAt", "updatedAt", "taint"}
+    pinned = {
+        "documentId",
+        "namespace",
+        "key",
+        "title",
+        "sourceType",
+        "priority",
+        "createdAt",
+        "updatedAt",
+        "taint",
+    }
     assert pinned <= set(rows[0])
     assert listing["count"] == 1
 
 
-def test_the_mirror_file_is_where_the_document_says(provider: SqliteProvider, family: MemoryDocuments) -> None:
+def test_the_mirror_file_is_where_the_document_says(
+    provider: SqliteProvider, family: MemoryDocuments
+) -> None:
     family.put_document(doc(metadata={"pages": 2}))
     stored = family.get_document(NS, "doc-1")
     assert stored is not None
@@ -122,10 +136,15 @@ def test_the_mirror_file_is_where_the_document_says(provider: SqliteProvider, fa
     assert 'namespace: "document:conformance"' in text and 'metadata: {"pages": 2}' in text
 
 
-def test_documents_and_entries_share_rows(provider: SqliteProvider, family: MemoryDocuments) -> None:
+def test_documents_and_entries_share_rows(
+    provider: SqliteProvider, family: MemoryDocuments
+) -> None:
     family.put_document(doc())
     entry = provider.get(NS, "doc-1")
-    assert entry is not None and (entry.content, entry.taint) == ("the first body", MemoryTaint.EXTERNAL_SYNC)
+    assert entry is not None and (entry.content, entry.taint) == (
+        "the first body",
+        MemoryTaint.EXTERNAL_SYNC,
+    )
     # A core store keeps the document's own fields and replaces what the entry owns.
     put(provider, NS, "doc-1", "core body", MemoryCategory.DAILY, "s1", MemoryTaint.INTERNAL)
     stored = family.get_document(NS, "doc-1")
@@ -146,7 +165,9 @@ def test_documents_and_entries_share_rows(provider: SqliteProvider, family: Memo
     )
 
 
-def test_categories_are_stored_in_canonical_form(family: MemoryDocuments, provider: SqliteProvider) -> None:
+def test_categories_are_stored_in_canonical_form(
+    family: MemoryDocuments, provider: SqliteProvider
+) -> None:
     family.put_document(doc(category="notes"))
     stored = family.get_document(NS, "doc-1")
     assert stored is not None and stored.category == "custom:notes"
@@ -165,7 +186,9 @@ def test_explicit_document_ids(family: MemoryDocuments) -> None:
         family.put_document(doc(key="blank-id", document_id="  "))
 
 
-def test_put_document_validates_like_store(family: MemoryDocuments, provider: SqliteProvider) -> None:
+def test_put_document_validates_like_store(
+    family: MemoryDocuments, provider: SqliteProvider
+) -> None:
     for bad in (doc(namespace="bad namespace"), doc(key="  ")):
         with pytest.raises(Invalid):
             family.put_document(bad)

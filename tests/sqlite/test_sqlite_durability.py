@@ -1,4 +1,4 @@
-"""Durability and multi-process safety: acknowledged writes survive SIGKILL; two writers lose nothing."""
+"""Durability and multi-process safety: acknowledged writes survive SIGKILL; no write is lost."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import PYTHON, ROOT, subprocess_env
 
 from conformance.provider import MemoryCategory, MemoryTaint
 from reference_driver.sqlite import SqliteProvider
 from reference_driver.sqlite.database import DATABASE_FILE
-from sqlite_helpers import PYTHON, ROOT, subprocess_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 

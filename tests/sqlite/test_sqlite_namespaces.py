@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import files_under, put, raw_rows
 
 from conformance.provider import (
     MemoryDocuments,
@@ -26,7 +27,6 @@ from conformance.provider import (
     OwnedRecallOpts,
 )
 from reference_driver.sqlite import SqliteProvider
-from sqlite_helpers import files_under, put, raw_rows
 
 ADDRESS = re.compile(r"[A-Za-z0-9_/-]+")
 
@@ -103,7 +103,9 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
     assert physical == "user__REDACTED_PII_SSN_"
     assert logical == "user:[REDACTED_PII_SSN]"
     assert key == "ssn-[REDACTED_PII_SSN]"
-    on_disk = [path.relative_to(provider.workspace).as_posix() for path in files_under(provider.workspace)]
+    on_disk = [
+        path.relative_to(provider.workspace).as_posix() for path in files_under(provider.workspace)
+    ]
     assert not any("6789" in path for path in on_disk)
     (mirror,) = files_under(provider.workspace / "namespaces")
     assert "6789" not in mirror.read_text()
@@ -121,7 +123,9 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
 A, B = "a:b_c", "a_b:c"  # both sanitise to "a_b_c"
 
 
-def test_aliases_share_one_physical_namespace_for_reads_and_writes(provider: SqliteProvider) -> None:
+def test_aliases_share_one_physical_namespace_for_reads_and_writes(
+    provider: SqliteProvider,
+) -> None:
     put(provider, A, "k1", "first needle")
     put(provider, B, "k2", "second needle")
     assert {row[0] for row in raw_rows(provider.workspace)} == {"a_b_c"}

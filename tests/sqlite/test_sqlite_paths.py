@@ -1,4 +1,4 @@
-"""Path safety of the Markdown mirror: no namespace or key ever puts a file outside the workspace."""
+"""Path safety of the Markdown mirror: no namespace or key puts a file outside the workspace."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from sqlite_helpers import files_under, put, raw_rows
 
 from conformance.provider import Invalid, NamespaceDocumentInput, PathEscape
 from reference_driver.sqlite import SqliteProvider
 from reference_driver.sqlite.markdown import file_name
-from sqlite_helpers import files_under, put, raw_rows
 
 HOSTILE = (
     *("..", ".", "/", "//", "\\", "\0", ":", "C:", "~", "$HOME", "%2e%2e", "*", "?", "|"),
@@ -27,9 +27,9 @@ hostile_text = st.one_of(
     st.text(min_size=200, max_size=1200),
 )
 # Names the contract accepts, dots and slashes included, so most examples reach the disk.
-contract_namespaces = st.text(
-    alphabet="abcXYZ019-_./:@+", min_size=1, max_size=200
-).filter(lambda name: not name.startswith("/") and not name.endswith("/"))
+contract_namespaces = st.text(alphabet="abcXYZ019-_./:@+", min_size=1, max_size=200).filter(
+    lambda name: not name.startswith("/") and not name.endswith("/")
+)
 namespaces = st.one_of(contract_namespaces, hostile_text)
 
 
@@ -51,7 +51,9 @@ def assert_contained(parent: Path, workspace: Path) -> None:
             assert path.is_relative_to(workspace / "namespaces"), path
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(namespace=namespaces, key=hostile_text)
 def test_no_namespace_or_key_writes_outside_the_workspace(
     sandbox: tuple[Path, SqliteProvider], namespace: str, key: str
@@ -77,7 +79,9 @@ def test_no_namespace_or_key_writes_outside_the_workspace(
     assert_contained(parent, provider.workspace)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(namespace=namespaces, key=hostile_text, title=hostile_text)
 def test_no_document_writes_outside_the_workspace(
     sandbox: tuple[Path, SqliteProvider], namespace: str, key: str, title: str
@@ -109,7 +113,11 @@ def test_no_document_writes_outside_the_workspace(
 
 
 def test_file_names_are_safe_and_distinct() -> None:
-    names = {file_name(address, key) for address in ("a", "a/b", "a//b") for key in ("k", "K", "k ", "../k")}
+    names = {
+        file_name(address, key)
+        for address in ("a", "a/b", "a//b")
+        for key in ("k", "K", "k ", "../k")
+    }
     assert len(names) == 12
     assert all("/" not in name and not name.startswith((".", "-")) for name in names)
 
@@ -121,7 +129,9 @@ def test_addresses_with_empty_segments_share_a_directory_not_a_file(tmp_path: Pa
     put(provider, "a", "k", "outer")
     assert sorted(row[0] for row in raw_rows(tmp_path)) == ["a", "a//b", "a/b"]
     mirrors = files_under(tmp_path / "namespaces")
-    directories = sorted(path.parent.relative_to(tmp_path / "namespaces").as_posix() for path in mirrors)
+    directories = sorted(
+        path.parent.relative_to(tmp_path / "namespaces").as_posix() for path in mirrors
+    )
     assert directories == ["a", "a/b", "a/b"]
     documents = provider.as_documents()
     assert documents is not None

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import put
 
 from conformance.driver import Driver, DriverError
 from plugins import registry
 from reference_driver.sqlite import SqliteProvider
 from reference_driver.sqlite.plugin import tinymemory_driver
-from sqlite_helpers import put
 
 
 def provider_of(driver: Driver) -> SqliteProvider:

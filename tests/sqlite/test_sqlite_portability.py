@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import JsonValue
+from sqlite_helpers import put
 
 from conformance.provider import (
     ENTRY_KIND,
@@ -18,7 +19,6 @@ from conformance.provider import (
 )
 from reference_driver.sqlite import SqliteProvider
 from reference_driver.sqlite.portability import parse_cursor
-from sqlite_helpers import put
 
 
 @pytest.fixture
@@ -123,7 +123,10 @@ def test_records_carry_the_mandatory_payload(provider: SqliteProvider) -> None:
         MemoryTaint.EXTERNAL_SYNC,
     )
     assert isinstance(record.payload, dict)
-    mandatory = {name: record.payload[name] for name in ("key", "content", "category", "session_id", "timestamp")}
+    mandatory = {
+        name: record.payload[name]
+        for name in ("key", "content", "category", "session_id", "timestamp")
+    }
     assert mandatory == {
         "key": "k",
         "content": "portable",
@@ -133,7 +136,9 @@ def test_records_carry_the_mandatory_payload(provider: SqliteProvider) -> None:
     }
 
 
-def test_export_then_import_round_trips_taint_and_content(provider: SqliteProvider, tmp_path: Path) -> None:
+def test_export_then_import_round_trips_taint_and_content(
+    provider: SqliteProvider, tmp_path: Path
+) -> None:
     put(provider, "portability", "p1", "portable", taint=MemoryTaint.EXTERNAL_SYNC)
     put(provider, "conversation:t-1", "p2", "chat", MemoryCategory.CONVERSATION, "s9")
     put(provider, "user:123-45-6789", "p3", "redacted namespace")
@@ -169,7 +174,9 @@ def test_export_then_import_round_trips_taint_and_content(provider: SqliteProvid
         ]
 
     assert view(target) == view(provider)
-    assert [s.namespace for s in target.namespaces()] == [s.namespace for s in provider.namespaces()]
+    assert [s.namespace for s in target.namespaces()] == [
+        s.namespace for s in provider.namespaces()
+    ]
     document = target.as_documents().get_document("document:handbook", "intro")  # type: ignore[union-attr]
     assert document is not None
     assert (document.title, document.source_type, document.priority, document.tags) == (
@@ -182,7 +189,9 @@ def test_export_then_import_round_trips_taint_and_content(provider: SqliteProvid
     target.shutdown()
 
 
-def record(payload: JsonValue, *, kind: str = "entry", namespace: str | None = "imports") -> ExportRecord:
+def record(
+    payload: JsonValue, *, kind: str = "entry", namespace: str | None = "imports"
+) -> ExportRecord:
     return ExportRecord(kind=kind, id="r1", namespace=namespace, payload=payload)
 
 
@@ -192,13 +201,22 @@ GOOD: dict[str, JsonValue] = {"key": "k", "content": "c", "category": "core"}
 @pytest.mark.parametrize(
     ("bad", "reason"),
     [
-        (record(GOOD, kind="chunk"), "record r1: unsupported kind 'chunk' (this driver exports 'entry')"),
-        (record({"content": "c", "category": "core"}), "record r1: payload is missing a string 'key'"),
+        (
+            record(GOOD, kind="chunk"),
+            "record r1: unsupported kind 'chunk' (this driver exports 'entry')",
+        ),
+        (
+            record({"content": "c", "category": "core"}),
+            "record r1: payload is missing a string 'key'",
+        ),
         (record({**GOOD, "content": 5}), "record r1: payload is missing a string 'content'"),
         (record({"key": "k", "content": "c"}), "record r1: payload is missing a string 'category'"),
         (record({**GOOD, "category": ""}), "record r1: category is not a known category"),
         (record("not an object"), "record r1: payload is missing a string 'key'"),
-        (record(GOOD, namespace="has space"), "record r1: namespace contains disallowed character ' '"),
+        (
+            record(GOOD, namespace="has space"),
+            "record r1: namespace contains disallowed character ' '",
+        ),
         (record({**GOOD, "key": "  "}), "record r1: key must not be blank"),
     ],
 )
@@ -221,7 +239,9 @@ def test_an_import_without_namespace_lands_in_global(provider: SqliteProvider) -
 
 def test_import_keeps_each_records_taint(provider: SqliteProvider) -> None:
     records = [
-        ExportRecord(kind="entry", id=str(i), namespace="t", taint=taint, payload={**GOOD, "key": str(i)})
+        ExportRecord(
+            kind="entry", id=str(i), namespace="t", taint=taint, payload={**GOOD, "key": str(i)}
+        )
         for i, taint in enumerate([MemoryTaint.INTERNAL, MemoryTaint.EXTERNAL_SYNC])
     ]
     provider.import_records(records)

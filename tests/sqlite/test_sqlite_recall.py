@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import FTS_MODES, put
 
 from conformance.provider import (
     SCOPE_UNAPPLIED,
@@ -17,7 +18,6 @@ from conformance.provider import (
 )
 from reference_driver.sqlite import SqliteProvider
 from reference_driver.sqlite.recall import bm25_score, coverage, fts_expression, query_terms
-from sqlite_helpers import FTS_MODES, put
 
 NS = "recall-a"
 
@@ -51,8 +51,8 @@ def test_more_of_the_query_ranks_first(provider: SqliteProvider) -> None:
     put(provider, NS, "no-words", "nothing relevant here")
     hits = provider.recall("zinc mooring", 10, opts(), None)
     assert [hit.key for hit in hits] == ["both-words", "one-word"]
-    scores = [hit.score for hit in hits]
-    assert scores == sorted(scores, reverse=True)
+    scores = [hit.score for hit in hits if hit.score is not None]
+    assert len(scores) == 2 and scores[0] > scores[1]
 
 
 def test_words_match_whole_and_fold_case_and_diacritics(provider: SqliteProvider) -> None:

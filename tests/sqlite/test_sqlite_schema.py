@@ -11,12 +11,18 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import put, raw_rows
 
-from conformance.provider import Backend, MemoryCategory
-from reference_driver.sqlite import SCHEMA_VERSION, SqliteProvider, create_schema, migrate, schema_version
+from conformance.provider import Backend, MemoryCategory, OwnedRecallOpts
+from reference_driver.sqlite import (
+    SCHEMA_VERSION,
+    SqliteProvider,
+    create_schema,
+    migrate,
+    schema_version,
+)
 from reference_driver.sqlite.database import DATABASE_FILE
 from reference_driver.sqlite.schema import SchemaTooNew, ensure_fts
-from sqlite_helpers import put, raw_rows
 
 
 def v1_workspace(workspace: Path, rows: list[tuple[str, str, str]]) -> Path:
@@ -28,7 +34,8 @@ def v1_workspace(workspace: Path, rows: list[tuple[str, str, str]]) -> Path:
             conn.execute(
                 "INSERT INTO memory_docs (document_id, namespace, key, title, content, "
                 "source_type, priority, category, session_id, created_at, updated_at, "
-                "markdown_rel_path) VALUES (?, ?, ?, ?, ?, 'chat', 'medium', 'core', NULL, ?, ?, '')",
+                "markdown_rel_path) "
+                "VALUES (?, ?, ?, ?, ?, 'chat', 'medium', 'core', NULL, ?, ?, '')",
                 (f"legacy-{physical}-{key}", physical, key, key, content, time.time(), time.time()),
             )
     conn.close()
@@ -40,7 +47,11 @@ def columns(conn: sqlite3.Connection) -> list[str]:
 
 
 def schema_sql(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    return list(conn.execute("SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"))
+    return list(
+        conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    )
 
 
 def table(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
@@ -116,8 +127,6 @@ def test_opening_a_version_1_workspace_migrates_it_and_builds_the_index(tmp_path
     workspace = v1_workspace(tmp_path / "ws", [("global", "k", "legacy needle")])
     provider = SqliteProvider(workspace)
     assert provider.uses_fts
-    from conformance.provider import OwnedRecallOpts
-
     assert [h.key for h in provider.recall("needle", 5, OwnedRecallOpts(), None)] == ["k"]
     provider.shutdown()
     conn = sqlite3.connect(workspace / DATABASE_FILE)

@@ -1,0 +1,180 @@
+"""The versioned database schema (`PRAGMA user_version`) and its migrations.
+
+Version 1 is the store before the logical namespace: rows addressed by the sanitised
+physical namespace alone. Version 2 adds the nullable `logical_namespace` column and
+backfills nothing (seed §4): a row written before it keeps `NULL`, enumerates under its
+physical address, and heals when it is next written. The full-text index is not part of
+the versioned schema: it is derived data, built whenever the SQLite build has FTS5.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Final
+
+from .database import transaction
+
+__all__ = [
+    "FTS_TABLE",
+    "SCHEMA_VERSION",
+    "SchemaTooNew",
+    "create_schema",
+    "ensure_fts",
+    "fts5_available",
+    "migrate",
+    "schema_version",
+]
+
+SCHEMA_VERSION: Final = 2
+"""The version this driver reads and writes."""
+
+FTS_TABLE: Final = "memory_docs_fts"
+"""The FTS5 index over `memory_docs.title` and `memory_docs.content`."""
+
+_V1: Final = (
+    """
+    CREATE TABLE memory_docs (
+        id INTEGER PRIMARY KEY,
+        document_id TEXT NOT NULL UNIQUE,
+        namespace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        source_type TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        tags TEXT NOT NULL DEFAULT '[]',
+        metadata TEXT NOT NULL DEFAULT 'null',
+        category TEXT NOT NULL,
+        session_id TEXT,
+        taint TEXT NOT NULL DEFAULT 'internal',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        markdown_rel_path TEXT NOT NULL,
+        UNIQUE (namespace, key)
+    )
+    """,
+    "CREATE INDEX memory_docs_recent ON memory_docs (namespace, updated_at)",
+)
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer driver; opening it could corrupt it."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(
+            f"database schema version {found} is newer than this driver supports ({SCHEMA_VERSION})"
+        )
+        self.found = found
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The database's `user_version`: 0 for an empty file."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _add_logical_namespace(conn: sqlite3.Connection) -> None:
+    # Checked rather than assumed from user_version, so a re-run is a no-op however the
+    # version marker came to lag (a copied file, a hand-reset pragma).
+    if "logical_namespace" not in _columns(conn, "memory_docs"):
+        conn.execute("ALTER TABLE memory_docs ADD COLUMN logical_namespace TEXT")
+
+
+_MIGRATIONS: Final[dict[int, Callable[[sqlite3.Connection], None]]] = {
+    2: _add_logical_namespace,
+}
+"""The step that brings a database from `version - 1` to `version`."""
+
+
+def create_schema(conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> int:
+    """Bring the database to at least `version`, in one write transaction; the version after.
+
+    An empty database gets the version 1 tables first; `version=1` therefore creates the
+    pre-migration schema (for tests of the migration). A database already at or past
+    `version` is left as it is. Raises `SchemaTooNew` past `SCHEMA_VERSION`.
+    """
+    if not 1 <= version <= SCHEMA_VERSION:
+        raise ValueError(f"schema version must be between 1 and {SCHEMA_VERSION}")
+    with transaction(conn, write=True):
+        current = schema_version(conn)
+        if current > SCHEMA_VERSION:
+            raise SchemaTooNew(current)
+        if current == 0:
+            for statement in _V1:
+                conn.execute(statement)
+            current = 1
+        for step in range(current + 1, version + 1):
+            _MIGRATIONS[step](conn)
+            current = step
+        # PRAGMA takes no parameters; `current` is an int this function computed.
+        conn.execute(f"PRAGMA user_version = {current}")
+    return current
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the database to `SCHEMA_VERSION`; idempotent. The version after."""
+    return create_schema(conn, SCHEMA_VERSION)
+
+
+def fts5_available(conn: sqlite3.Connection) -> bool:
+    """Whether this SQLite build can create FTS5 tables."""
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.tinymemory_fts5_probe USING fts5(x)")
+    except sqlite3.OperationalError:
+        return False
+    conn.execute("DROP TABLE temp.tinymemory_fts5_probe")
+    return True
+
+
+_FTS: Final = (
+    f"""
+    CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(
+        title, content, content='memory_docs', content_rowid='id',
+        tokenize='unicode61 remove_diacritics 2'
+    )
+    """,
+    f"""
+    CREATE TRIGGER {FTS_TABLE}_insert AFTER INSERT ON memory_docs BEGIN
+        INSERT INTO {FTS_TABLE} (rowid, title, content)
+        VALUES (new.id, new.title, new.content);
+    END
+    """,
+    f"""
+    CREATE TRIGGER {FTS_TABLE}_delete AFTER DELETE ON memory_docs BEGIN
+        INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+    END
+    """,
+    f"""
+    CREATE TRIGGER {FTS_TABLE}_update AFTER UPDATE OF title, content ON memory_docs BEGIN
+        INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+        INSERT INTO {FTS_TABLE} (rowid, title, content)
+        VALUES (new.id, new.title, new.content);
+    END
+    """,
+    f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}) VALUES ('rebuild')",
+)
+
+
+def ensure_fts(conn: sqlite3.Connection) -> bool:
+    """Create and fill the full-text index if it is missing; whether it exists now.
+
+    An external-content index kept in step by triggers; built from every row the first
+    time, so a database written without FTS5 gains it when a build with FTS5 opens it.
+    """
+    if not fts5_available(conn):
+        return False
+    with transaction(conn, write=True):
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FTS_TABLE,)
+        ).fetchone()
+        if exists is None:
+            for statement in _FTS:
+                conn.execute(statement)
+    return True
