@@ -38,7 +38,10 @@ PROVIDER_METHODS: tuple[str, ...] = (
     "export_page",
     "import_records",
 )
-METHODS: Mapping[Profile, tuple[str, ...]] = {"engine": ENGINE_METHODS, "provider": PROVIDER_METHODS}
+METHODS: Mapping[Profile, tuple[str, ...]] = {
+    "engine": ENGINE_METHODS,
+    "provider": PROVIDER_METHODS,
+}
 
 
 class DriverError(Exception):

@@ -33,6 +33,7 @@ from conformance.engine import (
     ItemKind,
     LearningKind,
     ListRequest,
+    MemoryEngine,
     MemoryMeta,
     MetaFilter,
     Namespace,
@@ -243,6 +244,7 @@ def test_fetch_scores_as_scoring_does(engine: ReferenceEngine, mode: FetchMode) 
 
 
 def test_descriptor(engine: ReferenceEngine) -> None:
+    assert isinstance(engine, MemoryEngine)
     assert engine.descriptor() == EngineDescriptor(
         id="reference",
         label="Reference (in-memory)",
