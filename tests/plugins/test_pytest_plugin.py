@@ -281,3 +281,29 @@ def test_xdist_runs_the_suite_and_merges_every_worker(pytester: pytest.Pytester)
     # fetch_filters and cursor_progress run once per declared fetch mode (3 each).
     assert len(report.checks) == len(ran) + 4
     assert report.summary.verdict == "pass", result.stdout.str()
+
+
+def test_two_distributions_announcing_one_name_stop_the_run(pytester: pytest.Pytester) -> None:
+    # The conftest loads before the plugin's configure hook, so the environment it fakes
+    # (two distributions announcing `dup`) is the one the plugin resolves against.
+    pytester.makeconftest(
+        """
+        from importlib.metadata import EntryPoint
+        from plugins import registry
+
+        POINTS = [
+            EntryPoint("dup", "reference_driver.plugin", "tinymemory.drivers"),
+            EntryPoint("dup", "null_driver.plugin", "tinymemory.drivers"),
+        ]
+        DISTS = {"reference_driver.plugin": "acme-memory", "null_driver.plugin": "zeta-memory"}
+        registry.entry_points = lambda group, name=None: [
+            ep for ep in POINTS if name in (None, ep.name)
+        ]
+        registry._distribution = lambda ep: (DISTS[ep.value], "1.0")
+        """
+    )
+    # In a subprocess: the conftest's patch must not outlive this test.
+    result = pytester.runpytest_subprocess("--driver=dup")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*two distributions announce a driver named `dup`: "
+                                 "acme-memory*zeta-memory*"])
