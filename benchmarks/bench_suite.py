@@ -24,9 +24,22 @@ def run(driver: str, *extra: str) -> tuple[float, int, str]:
         report = Path(tmp) / "r.json"
         started = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ignore-glob=*",
-             f"--driver={driver}", f"--conformance-report={report}", *extra],
-            cwd=tmp, capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--ignore-glob=*",
+                f"--driver={driver}",
+                f"--conformance-report={report}",
+                *extra,
+            ],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=False,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         elapsed = time.perf_counter() - started
@@ -49,9 +62,11 @@ def main() -> None:
     for name, wall, calls, verdict in rows:
         print(f"{name:<22} {wall:>9.2f} {calls:>13} {verdict}")
     base, delayed_wall, delayed_n2 = rows[0][1], rows[2][1], rows[3][1]
-    print(f"5 ms delay costs {delayed_wall - base:.2f} s for {rows[2][2]} calls "
-          f"({(delayed_wall - base) / rows[2][2] * 1000:.1f} ms per call); "
-          f"-n 2 speeds the delayed run up {delayed_wall / delayed_n2:.2f}x")
+    print(
+        f"5 ms delay costs {delayed_wall - base:.2f} s for {rows[2][2]} calls "
+        f"({(delayed_wall - base) / rows[2][2] * 1000:.1f} ms per call); "
+        f"-n 2 speeds the delayed run up {delayed_wall / delayed_n2:.2f}x"
+    )
 
 
 if __name__ == "__main__":

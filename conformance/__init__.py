@@ -34,16 +34,42 @@ if TYPE_CHECKING:
         SectionView,
     )
 
-_SECTION_NAMES = frozenset({
-    "MAX_SECTION_NAMESPACES", "AsyncSectionRecall", "AsyncSectionView", "AsyncSections",
-    "SectionHits", "SectionRecall", "SectionScope", "SectionView", "Sections",
-})
-_CHECK_NAMES = frozenset({
-    "CATALOGUE", "RETAINS_NOTHING", "Check", "CheckContext", "CheckResult", "CheckSkipped",
-    "ConformanceFailure", "DriverRaised", "Inconclusive", "Outcome", "RunSettings",
-    "all_checks", "checks_for", "engine_retains_writes", "provider_retains_writes",
-    "run_engine_suite", "run_one", "run_provider_suite", "run_suite",
-})
+_SECTION_NAMES = frozenset(
+    {
+        "MAX_SECTION_NAMESPACES",
+        "AsyncSectionRecall",
+        "AsyncSectionView",
+        "AsyncSections",
+        "SectionHits",
+        "SectionRecall",
+        "SectionScope",
+        "SectionView",
+        "Sections",
+    }
+)
+_CHECK_NAMES = frozenset(
+    {
+        "CATALOGUE",
+        "RETAINS_NOTHING",
+        "Check",
+        "CheckContext",
+        "CheckResult",
+        "CheckSkipped",
+        "ConformanceFailure",
+        "DriverRaised",
+        "Inconclusive",
+        "Outcome",
+        "RunSettings",
+        "all_checks",
+        "checks_for",
+        "engine_retains_writes",
+        "provider_retains_writes",
+        "run_engine_suite",
+        "run_one",
+        "run_provider_suite",
+        "run_suite",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,8 @@
 """The engine suite: importing it registers every engine check in the catalogue."""
 
 from conformance.checks.engine_core import (
-    assert_health,
     assert_engine_retention_probe,
+    assert_health,
     assert_round_trip,
 )
 from conformance.checks.engine_cursors import assert_cursor_progress
@@ -21,6 +21,7 @@ from conformance.checks.engine_validation import assert_validation
 __all__ = [
     "assert_cursor_progress",
     "assert_empty_forget",
+    "assert_engine_retention_probe",
     "assert_explore",
     "assert_fetch_filters",
     "assert_fingerprint_replay",
@@ -30,7 +31,6 @@ __all__ = [
     "assert_health",
     "assert_namespaces",
     "assert_recall",
-    "assert_engine_retention_probe",
     "assert_round_trip",
     "assert_store_many",
     "assert_unsupported_modes",

@@ -44,30 +44,55 @@ def test_drivers_lists_the_bundled_ones(capsys: pytest.CaptureFixture[str]) -> N
 def test_run_exits_with_the_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     report = tmp_path / "r.json"
-    assert main(["run", "--driver", "reference", "--profile", "provider", "--report",
-                 str(report), "-q"]) == 0
+    assert (
+        main(
+            ["run", "--driver", "reference", "--profile", "provider", "--report", str(report), "-q"]
+        )
+        == 0
+    )
     assert json.loads(report.read_text())["summary"]["verdict"] == "pass"
-    failing = main(["run", "--driver", "tests.checks.broken_providers:RestampsTaint",
-                    "--profile", "provider", "-q"])
+    failing = main(
+        [
+            "run",
+            "--driver",
+            "tests.checks.broken_providers:RestampsTaint",
+            "--profile",
+            "provider",
+            "-q",
+        ]
+    )
     assert failing == 1
 
 
 def _report(path: Path, outcomes: dict[str, str]) -> Path:
-    path.write_text(json.dumps({
-        "schema": "tinymemory-conformance/report", "schema_version": 1, "kit_version": "0.1.0",
-        "created_at": "2026-11-29T00:00:00+00:00", "driver": {"name": "acme", "version": "1"},
-        "checks": [{"id": k, "profile": "provider", "outcome": v} for k, v in outcomes.items()],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "schema": "tinymemory-conformance/report",
+                "schema_version": 1,
+                "kit_version": "0.1.0",
+                "created_at": "2026-11-29T00:00:00+00:00",
+                "driver": {"name": "acme", "version": "1"},
+                "checks": [
+                    {"id": k, "profile": "provider", "outcome": v} for k, v in outcomes.items()
+                ],
+            }
+        )
+    )
     return path
 
 
 def test_report_diff_names_regressions_and_fixes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    old = _report(tmp_path / "old.json", {"provider.a": "passed", "provider.b": "failed",
-                                          "provider.c": "passed"})
-    new = _report(tmp_path / "new.json", {"provider.a": "failed", "provider.b": "passed",
-                                          "provider.d": "passed"})
+    old = _report(
+        tmp_path / "old.json",
+        {"provider.a": "passed", "provider.b": "failed", "provider.c": "passed"},
+    )
+    new = _report(
+        tmp_path / "new.json",
+        {"provider.a": "failed", "provider.b": "passed", "provider.d": "passed"},
+    )
     assert main(["report", "diff", str(old), str(new)]) == 1
     out = capsys.readouterr().out
     assert "regressions: 1\n  provider.a: passed -> failed" in out

@@ -305,5 +305,6 @@ def test_two_distributions_announcing_one_name_stop_the_run(pytester: pytest.Pyt
     # In a subprocess: the conftest's patch must not outlive this test.
     result = pytester.runpytest_subprocess("--driver=dup")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*two distributions announce a driver named `dup`: "
-                                 "acme-memory*zeta-memory*"])
+    result.stderr.fnmatch_lines(
+        ["*two distributions announce a driver named `dup`: acme-memory*zeta-memory*"]
+    )

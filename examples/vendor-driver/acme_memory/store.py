@@ -42,11 +42,25 @@ class AcmeProvider(ProviderBase):
     def health(self) -> MemoryHealth:
         return MemoryHealth.ready()
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
-        entry = MemoryEntry(id=f"{namespace}/{key}", key=key, content=content,
-                            namespace=namespace, category=category,
-                            timestamp="2026-01-01T00:00:00Z", session_id=session_id, taint=taint)
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        entry = MemoryEntry(
+            id=f"{namespace}/{key}",
+            key=key,
+            content=content,
+            namespace=namespace,
+            category=category,
+            timestamp="2026-01-01T00:00:00Z",
+            session_id=session_id,
+            taint=taint,
+        )
         with self._lock:
             self._rows[namespace, key] = entry
 
@@ -58,13 +72,18 @@ class AcmeProvider(ProviderBase):
         with self._lock:
             return self._rows.pop((namespace, key), None) is not None
 
-    def list(self, namespace: str | None, category: MemoryCategory | None,
-             session_id: str | None) -> builtins.list[MemoryEntry]:
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
         with self._lock:
             rows = sorted(self._rows.items())
-        return [e for (ns, _), e in rows
-                if namespace in (None, ns) and category in (None, e.category)
-                and session_id in (None, e.session_id)]
+        return [
+            e
+            for (ns, _), e in rows
+            if namespace in (None, ns)
+            and category in (None, e.category)
+            and session_id in (None, e.session_id)
+        ]
 
     def namespaces(self) -> builtins.list[NamespaceSummary]:
         counts: dict[str, int] = {}
@@ -72,16 +91,20 @@ class AcmeProvider(ProviderBase):
             counts[entry.namespace or ""] = counts.get(entry.namespace or "", 0) + 1
         return [NamespaceSummary(namespace=ns, count=n) for ns, n in sorted(counts.items())]
 
-    def recall(self, query: str, limit: int, opts: OwnedRecallOpts,
-               scope: SourceScope | None) -> builtins.list[MemoryEntry]:
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
         if scope is not None:
             raise Invalid(SCOPE_UNAPPLIED)
         needle = query.strip().lower()
         if not needle:
             return []
         rows = self.list(opts.namespace or GLOBAL_NAMESPACE, opts.category, opts.session_id)
-        hits = [e.model_copy(update={"score": len(needle) / max(len(e.content), 1)})
-                for e in rows if needle in e.content.lower()]
+        hits = [
+            e.model_copy(update={"score": len(needle) / max(len(e.content), 1)})
+            for e in rows
+            if needle in e.content.lower()
+        ]
         hits.sort(key=lambda e: -(e.score or 0.0))
         return hits[:limit]
 
@@ -93,11 +116,21 @@ class AcmeProvider(ProviderBase):
         if not 0 <= start <= len(rows):
             raise Invalid("export cursor not issued by this driver")
         page = rows[start : start + limit]
-        records = [ExportRecord(kind=ENTRY_KIND, id=e.id, namespace=e.namespace, taint=e.taint,
-                                payload={"key": e.key, "content": e.content,
-                                         "category": str(e.category),
-                                         "session_id": e.session_id})
-                   for e in page]
+        records = [
+            ExportRecord(
+                kind=ENTRY_KIND,
+                id=e.id,
+                namespace=e.namespace,
+                taint=e.taint,
+                payload={
+                    "key": e.key,
+                    "content": e.content,
+                    "category": str(e.category),
+                    "session_id": e.session_id,
+                },
+            )
+            for e in page
+        ]
         end = start + len(page)
         return ExportPage(records=records, next_cursor=str(end) if end < len(rows) else None)
 
@@ -111,7 +144,13 @@ class AcmeProvider(ProviderBase):
                 continue
             category = MemoryCategory.parse(str(payload.get("category") or "core"))
             session = payload.get("session_id")
-            self.store(record.namespace, key, str(content), category,
-                       session if isinstance(session, str) else None, record.taint)
+            self.store(
+                record.namespace,
+                key,
+                str(content),
+                category,
+                session if isinstance(session, str) else None,
+                record.taint,
+            )
             imported += 1
         return ImportOutcome(imported=imported, skipped=0, failed=len(errors), errors=errors)
