@@ -32,6 +32,7 @@ from conformance.provider import (
     OwnedRecallOpts,
     ProviderBase,
     SourceScope,
+    entry_record,
 )
 
 __all__ = ["EXPORT_PAGE_MAX", "TIMESTAMP", "ReferenceProvider"]
@@ -188,7 +189,7 @@ class ReferenceProvider(ProviderBase):
             start = int(cursor)
         end = min(start + min(limit, EXPORT_PAGE_MAX), len(rows))
         return ExportPage(
-            records=[_record(entry) for entry in rows[start:end]],
+            records=[entry_record(entry) for entry in rows[start:end]],
             next_cursor=str(end) if end < len(rows) else None,
         )
 
@@ -238,21 +239,6 @@ def _entry(
         session_id=session_id,
         score=None,
         taint=taint,
-    )
-
-
-def _record(entry: MemoryEntry) -> ExportRecord:
-    return ExportRecord(
-        kind=ENTRY_KIND,
-        id=entry.id,
-        namespace=entry.namespace,
-        taint=entry.taint,
-        payload={
-            "key": entry.key,
-            "content": entry.content,
-            "category": str(entry.category),
-            "session_id": entry.session_id,
-        },
     )
 
 

@@ -65,7 +65,7 @@ from .families import (
 )
 from .health import HealthStatus, MemoryHealth
 from .namespace import Namespace
-from .portability import ExportPage, ExportRecord, ImportOutcome
+from .portability import ExportPage, ExportRecord, ImportOutcome, entry_record
 from .protocol import (
     FAMILY_ACCESSORS,
     AsyncMemoryProvider,
@@ -144,6 +144,7 @@ __all__ = [
     "Unreachable",
     "Unsupported",
     "audit_provider",
+    "entry_record",
     "from_wire",
     "is_compatible",
     "to_wire",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field, JsonValue, NonNegativeInt
 
 from ._wire import WireModel
+from .constants import ENTRY_KIND
+from .entry import MemoryEntry
 from .taint import MemoryTaint
 
 
@@ -41,3 +43,24 @@ class ImportOutcome(WireModel):
     def is_consistent(self) -> bool:
         """False for the driver bug of rejecting records without saying why."""
         return self.failed == 0 or bool(self.errors)
+
+
+def entry_record(entry: MemoryEntry) -> ExportRecord:
+    """The export record of one core entry, as the mandatory composition writes it (A5 §4).
+
+    `kind` is `"entry"`; the payload carries `key`, `content`, `category` (its wire
+    string), `session_id` and `timestamp`, which is what every mandatory importer reads.
+    """
+    return ExportRecord(
+        kind=ENTRY_KIND,
+        id=entry.id,
+        namespace=entry.namespace,
+        taint=entry.taint,
+        payload={
+            "key": entry.key,
+            "content": entry.content,
+            "category": str(entry.category),
+            "session_id": entry.session_id,
+            "timestamp": entry.timestamp,
+        },
+    )

@@ -368,6 +368,7 @@ def test_export_record_shape(provider: ReferenceProvider) -> None:
                 "content": "portable",
                 "category": "custom:mine",
                 "session_id": "s9",
+                "timestamp": "1970-01-01T00:00:00Z",
             },
         )
     ]

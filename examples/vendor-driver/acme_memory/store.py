@@ -22,6 +22,7 @@ from conformance.provider import (
     OwnedRecallOpts,
     ProviderBase,
     SourceScope,
+    entry_record,
 )
 
 
@@ -116,21 +117,7 @@ class AcmeProvider(ProviderBase):
         if not 0 <= start <= len(rows):
             raise Invalid("export cursor not issued by this driver")
         page = rows[start : start + limit]
-        records = [
-            ExportRecord(
-                kind=ENTRY_KIND,
-                id=e.id,
-                namespace=e.namespace,
-                taint=e.taint,
-                payload={
-                    "key": e.key,
-                    "content": e.content,
-                    "category": str(e.category),
-                    "session_id": e.session_id,
-                },
-            )
-            for e in page
-        ]
+        records = [entry_record(e) for e in page]
         end = start + len(page)
         return ExportPage(records=records, next_cursor=str(end) if end < len(rows) else None)
 
