@@ -34,19 +34,23 @@ def vendor_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     base = tmp_path_factory.mktemp("vendor")
     wheels = base / "wheels"
-    built = run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "-w",
-        wheels,
-        ROOT,
-        EXAMPLE,
-        cwd=base,
-    )
+    # setuptools builds in the source tree (build/, *.egg-info): two xdist workers building
+    # at once would trip over each other, so the build is serialised across processes.
+    with Path(tempfile.gettempdir(), "tinymemory-wheel-build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = run(
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            wheels,
+            ROOT,
+            EXAMPLE,
+            cwd=base,
+        )
     assert built.returncode == 0, built.stderr
     env = base / "env"
     venv.create(env, with_pip=True)
