@@ -11,6 +11,7 @@ import pytest
 
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import CheckResult
+from conformance.fuzz.runner import FuzzTarget
 from conformance.report import to_markdown
 from plugins.run import KitRun, build_report, entry_from_properties
 
@@ -74,6 +75,35 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
         for mode in run.fetch_modes(chk):
             item_name = chk.id if mode is None else f"{chk.id}[{mode}]"
             items.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
+    if run.settings.fuzz:
+        for target in run.fuzz_targets():
+            items.append(FuzzItem.from_parent(suite, name=target.id, target=target))
+
+
+class FuzzItem(pytest.Item):
+    """One fuzz target (a differential state machine) run against the driver."""
+
+    def __init__(self, *, target: FuzzTarget, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+        self.add_marker("tinymemory")
+
+    def runtest(self) -> None:
+        run = kit_run(self.config)
+        entry = run.run_fuzz_target(self.target)
+        self.user_properties.append((PROPERTY, entry.model_dump()))
+        if entry.outcome == "failed":
+            raise CheckFailed(entry.reason)
+        if entry.outcome in ("skipped", "inconclusive"):
+            pytest.skip(entry.reason)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return f"{self.target.id} ({self.target.clause})\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.target.id}: {self.target.title}"
 
 
 class RunHooks:

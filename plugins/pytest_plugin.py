@@ -64,7 +64,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="also run the property-based fuzzing items",
     )
-    group.addoption("--fuzz-examples", type=int, metavar="N", help="fuzzing budget")
+    group.addoption(
+        "--fuzz-examples", type=int, metavar="N", help="programs per fuzz target (default 100)"
+    )
+    group.addoption(
+        "--fuzz-seed",
+        type=int,
+        metavar="N",
+        help="seed of the fuzz run (default: random, printed; derandomised when CI is set)",
+    )
+    group.addoption(
+        "--fuzz-repro-dir",
+        metavar="DIR",
+        help="write each fuzz failure here as a standalone pytest regression test",
+    )
 
 
 def _usage_error(what: str, exc: Exception, hint: str) -> pytest.UsageError:
@@ -84,6 +97,8 @@ def pytest_configure(config: pytest.Config) -> None:
             "driver-retries": config.getoption("driver_retries"),
             "fuzz": config.getoption("fuzz"),
             "fuzz-examples": config.getoption("fuzz_examples"),
+            "fuzz-seed": config.getoption("fuzz_seed"),
+            "fuzz-repro-dir": config.getoption("fuzz_repro_dir"),
         }
         table, folder = read_pyproject(Path(config.invocation_params.dir))
         settings = merge(table, cli, folder)

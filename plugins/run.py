@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +21,7 @@ from conformance.checks.outcome import (
 )
 from conformance.checks.runner import retention
 from conformance.driver import Driver, Profile, ProfileNotOffered
+from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
 from conformance.report import (
     CheckEntry,
     DriverInfo,
@@ -77,6 +80,51 @@ class KitRun:
         """The checks of the asked profiles, in catalogue order."""
         asked = set(self.settings.profiles())
         return [c for c in all_checks() if c.profile in asked]
+
+    def fuzz_targets(self) -> list[FuzzTarget]:
+        """The fuzz targets of the asked profiles."""
+        asked = set(self.settings.profiles())
+        return [t for t in FUZZ_TARGETS.values() if t.profile in asked]
+
+    def run_fuzz_target(self, target: FuzzTarget) -> CheckEntry:
+        """Fuzz the driver with one target; its report entry (the seed is in the reason)."""
+        entry = CheckEntry(
+            id=target.id, profile=target.profile, outcome="passed", clause=target.clause
+        )
+        if target.profile not in self.objects:
+            entry.outcome = "skipped"
+            entry.reason = (
+                f"driver `{self.driver.name}` does not offer the {target.profile} profile"
+            )
+            return entry
+        s = self.settings
+        # A CI run is derandomised, so the same commit fuzzes the same programs.
+        derandomize = s.fuzz_seed is None and bool(os.environ.get("CI"))
+        started = time.perf_counter()
+        try:
+            report = run_fuzz(
+                target.id,
+                self.objects[target.profile],
+                examples=s.fuzz_examples,
+                seed=s.fuzz_seed,
+                derandomize=derandomize,
+                repro_dir=s.fuzz_repro_dir,
+                driver_spec=s.driver,
+                driver_options=dict(self.driver.options),
+            )
+        except (ConformanceFailure, Inconclusive) as failure:
+            # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,
+            # the seed and the regression test's path.
+            entry.outcome, entry.reason = "failed", str(failure)
+        else:
+            found = "derandomized" if report.seed is None else f"seed {report.seed}"
+            entry.reason = (
+                f"{report.runs} programs, {report.steps} steps, {found}, oracle {report.oracle}"
+            )
+            entry.calls = report.steps
+        entry.duration = round(time.perf_counter() - started, 6)
+        entry.reason = redact_text(entry.reason, self.secrets)
+        return entry
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
@@ -171,6 +219,10 @@ class KitRun:
         ]
         for name, info in sorted(report.profiles.items()):
             lines.append(f"  {name}: level {info.level}")
+        for entry in report.checks:
+            if entry.id in FUZZ_TARGETS and entry.outcome == "passed":
+                # The seed is what reproduces a random run: always shown.
+                lines.append(f"  {entry.id}: {entry.reason}")
         if self.settings.report is not None:
             lines.append(f"  report: {self.settings.report}")
         return lines

@@ -37,6 +37,8 @@ class KitSettings:
     backoff: float = DEFAULT_BACKOFF
     fuzz: bool = False
     fuzz_examples: int | None = None
+    fuzz_seed: int | None = None
+    fuzz_repro_dir: Path | None = None
 
     def profiles(self) -> tuple[str, ...]:
         """The profiles asked for."""
@@ -89,6 +91,8 @@ _FILE_KEYS = {
     "driver-backoff",
     "fuzz",
     "fuzz-examples",
+    "fuzz-seed",
+    "fuzz-repro-dir",
 }
 
 
@@ -128,6 +132,7 @@ def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> Kit
         return rootdir / candidate if from_file and not candidate.is_absolute() else candidate
 
     fuzz_examples = pick("fuzz-examples")
+    fuzz_seed = pick("fuzz-seed")
     return KitSettings(
         driver=pick("driver"),
         driver_options=options,
@@ -139,4 +144,6 @@ def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> Kit
         backoff=float(pick("driver-backoff") or DEFAULT_BACKOFF),
         fuzz=bool(pick("fuzz")),
         fuzz_examples=None if fuzz_examples is None else int(fuzz_examples),
+        fuzz_seed=None if fuzz_seed is None else int(fuzz_seed),
+        fuzz_repro_dir=path("fuzz-repro-dir"),
     )
