@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +45,67 @@ def describe(value: object, width: int = 60) -> str:
 def _is_transient(error: BaseException) -> bool:
     probe = getattr(error, "is_transient", None)
     return bool(probe()) if callable(probe) else False
+
+
+class CallExpired(BaseException):
+    """A driver call ran past its time limit.
+
+    A `BaseException`, so a driver's own `except Exception` cannot swallow it.
+    """
+
+
+def _alarm_available() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise CallExpired
+
+
+def _call_with_alarm(
+    limit: float, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]
+) -> Any:
+    # The call runs on the calling thread, as a driver bound to its creating thread
+    # (an sqlite3 connection, say) requires; SIGALRM interrupts it when time is up.
+    # A timer someone else had running (pytest-timeout, say) is put back afterwards.
+    previous_handler = signal.signal(signal.SIGALRM, _expire)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, limit)
+    started = time.monotonic()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0:
+            remaining = max(previous_delay - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, remaining, previous_interval)
+
+
+def _call_in_thread(
+    limit: float,
+    label: str,
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+) -> Any:
+    # Off the main thread no signal can reach the call: it runs on a daemon thread,
+    # so a call that never returns cannot hold the process open.
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name=f"tinymemory-call {label}", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive():
+        raise CallExpired
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 class CheckContext:
@@ -113,23 +175,14 @@ class CheckContext:
         limit = self.settings.timeout
         if limit is None:
             return fn(*args, **kwargs)
-        box: dict[str, Any] = {}
-
-        def target() -> None:
-            try:
-                box["value"] = fn(*args, **kwargs)
-            except BaseException as exc:
-                box["error"] = exc
-
-        # A daemon thread, so a call that never returns cannot hold the process open.
-        worker = threading.Thread(target=target, name=f"tinymemory-call {label}", daemon=True)
-        worker.start()
-        worker.join(limit)
-        if worker.is_alive():
-            raise Inconclusive(self.check_id, label, f"the call ran past the {limit:g} s limit")
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
+        try:
+            if _alarm_available():
+                return _call_with_alarm(limit, fn, args, kwargs)
+            return _call_in_thread(limit, label, fn, args, kwargs)
+        except CallExpired:
+            raise Inconclusive(
+                self.check_id, label, f"the call ran past the {limit:g} s limit"
+            ) from None
 
     def refused(
         self,
