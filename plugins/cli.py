@@ -50,7 +50,10 @@ def _checks(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # `--ignore-glob=*` keeps pytest from collecting the current directory's own tests:
     # the run holds exactly the conformance items.
-    argv = ["--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", "--driver", args.driver]
+    # This command imported the kit before pytest could mark it for assertion rewriting;
+    # the checks do not rely on rewritten asserts, so the warning says nothing useful.
+    quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", "--driver", args.driver]
     for option in args.driver_option:
         argv += ["--driver-option", option]
     for flag, value in (

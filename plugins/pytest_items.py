@@ -71,13 +71,19 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
     """Append one item per check of the run, under a node named after the driver."""
     name = f"tinymemory/{run.driver.name}"
     suite = DriverSuite.from_parent(session, name=name, nodeid=name)
+    added: list[pytest.Item] = []
     for chk in run.checks():
         for mode in run.fetch_modes(chk):
             item_name = chk.id if mode is None else f"{chk.id}[{mode}]"
-            items.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
+            added.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
     if run.settings.fuzz:
         for target in run.fuzz_targets():
-            items.append(FuzzItem.from_parent(suite, name=target.id, target=target))
+            added.append(FuzzItem.from_parent(suite, name=target.id, target=target))
+    items.extend(added)
+    # Reported as collected, so "collected N items" counts the checks.
+    session.ihook.pytest_collectreport(
+        report=pytest.CollectReport(suite.nodeid, "passed", None, list(added))
+    )
 
 
 class FuzzItem(pytest.Item):
