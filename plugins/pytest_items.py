@@ -157,6 +157,9 @@ class RunHooks:
             path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
             path.with_suffix(".md").write_text(to_markdown(report))
 
+    def pytest_unconfigure(self) -> None:
+        self.run.close()
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):
             return

@@ -145,37 +145,35 @@ def pytest_collection_modifyitems(
     add_items(session, run, items)
 
 
-@pytest.fixture
-def memory_driver(request: pytest.FixtureRequest) -> Any:
-    """The `conformance.Driver` named by `--driver` (skips when none was given)."""
+def _run_or_skip(request: pytest.FixtureRequest) -> KitRun:
     run = request.config.stash.get(KIT, None)
     if run is None:
         pytest.skip("no --driver given")
-    return run.driver
+    return run
+
+
+def _profile_or_skip(request: pytest.FixtureRequest, profile: str) -> Any:
+    from conformance.driver import ProfileNotOffered
+
+    try:
+        return _run_or_skip(request).profile_object(profile)
+    except ProfileNotOffered as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def memory_driver(request: pytest.FixtureRequest) -> Any:
+    """The `conformance.Driver` named by `--driver` (skips when none was given)."""
+    return _run_or_skip(request).driver
 
 
 @pytest.fixture
 def memory_engine(request: pytest.FixtureRequest) -> Any:
     """The run's engine, behind a synchronous face (skips when the driver offers none)."""
-    run = request.config.stash.get(KIT, None)
-    if run is None:
-        pytest.skip("no --driver given")
-    return _profile_or_skip(run, "engine")
+    return _profile_or_skip(request, "engine")
 
 
 @pytest.fixture
 def memory_provider(request: pytest.FixtureRequest) -> Any:
     """The run's provider, behind a synchronous face (skips when the driver offers none)."""
-    run = request.config.stash.get(KIT, None)
-    if run is None:
-        pytest.skip("no --driver given")
-    return _profile_or_skip(run, "provider")
-
-
-def _profile_or_skip(run: KitRun, profile: str) -> Any:
-    from conformance.driver import ProfileNotOffered
-
-    try:
-        return run.profile_object(profile)
-    except ProfileNotOffered as exc:
-        pytest.skip(str(exc))
+    return _profile_or_skip(request, "provider")

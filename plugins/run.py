@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
@@ -125,6 +126,15 @@ class KitRun:
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = redact_text(entry.reason, self.secrets)
         return entry
+
+    def close(self) -> None:
+        """Shut the run's providers down (`shutdown` is idempotent by contract)."""
+        for obj in self.objects.values():
+            shutdown = getattr(obj, "shutdown", None)
+            if callable(shutdown):
+                with contextlib.suppress(Exception):
+                    # A failing shutdown must not hide the verdict already reached.
+                    shutdown()
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
