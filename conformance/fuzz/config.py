@@ -27,13 +27,16 @@ ROOT_PLACEHOLDER: Final = "~"
 _VALUES: Final = st.sampled_from(["x", "y"])
 _TAGS: Final = st.sampled_from(["t1", "t2", "t3"])
 _MOMENTS: Final = st.sampled_from(
-    [datetime(2001, 1, 1, tzinfo=UTC), datetime(2010, 6, 1, 12, tzinfo=UTC),
-     datetime(2020, 12, 31, 23, 59, 59, tzinfo=UTC)]
+    [
+        datetime(2001, 1, 1, tzinfo=UTC),
+        datetime(2010, 6, 1, 12, tzinfo=UTC),
+        datetime(2020, 12, 31, 23, 59, 59, tzinfo=UTC),
+    ]
 )
 _NODES: Final = fs.engine_namespaces(
     kinds=(SegmentKind.AGENT, SegmentKind.TEAM), ids=st.sampled_from(["a", "b"]), max_depth=3
 )
-_TEXT: Final = fs.word_texts() | fs.non_blank_texts(max_size=30)
+_TEXT: Final = fs.word_texts() | fs.non_blank_texts(max_size=12)
 
 
 def _items() -> st.SearchStrategy[StoreItem]:
@@ -50,8 +53,9 @@ def _reaches() -> st.SearchStrategy[Reach]:
 
 
 def _filters() -> st.SearchStrategy[MetaFilter]:
-    return fs.meta_filters(reaches=st.none() | _reaches(), values=_VALUES, tags=_TAGS,
-                           moments=_MOMENTS)
+    return fs.meta_filters(
+        reaches=st.none() | _reaches(), values=_VALUES, tags=_TAGS, moments=_MOMENTS
+    )
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class EngineFuzzConfig:
     reaches: st.SearchStrategy[Reach] = field(default_factory=_reaches)
     """Reaches for `get`."""
     queries: st.SearchStrategy[str] = field(
-        default_factory=lambda: fs.word_texts(max_words=2) | fs.non_blank_texts(max_size=10))
+        default_factory=lambda: fs.word_texts(max_words=2) | fs.non_blank_texts(max_size=10)
+    )
     """Fetch queries and recall questions (never blank)."""
     page_sizes: st.SearchStrategy[int] = field(default_factory=lambda: st.integers(1, 3))
     """List page sizes: small, so every listing crosses pages."""
@@ -96,19 +101,23 @@ class ProviderFuzzConfig:
     namespaces: st.SearchStrategy[str] = field(default_factory=_namespaces)
     """Valid namespace specs, each containing `ROOT_PLACEHOLDER`."""
     invalid_namespaces: st.SearchStrategy[str] = field(
-        default_factory=lambda: fs.invalid_provider_namespaces(prefix=ROOT_PLACEHOLDER))
+        default_factory=lambda: fs.invalid_provider_namespaces(prefix=ROOT_PLACEHOLDER)
+    )
     """Namespaces breaking contract-reference A6; a store may refuse them (only with
     `Invalid`, then storing nothing) or accept them."""
     keys: st.SearchStrategy[str] = field(default_factory=lambda: fs.provider_keys(max_size=6))
     """Entry keys."""
-    contents: st.SearchStrategy[str] = field(default_factory=fs.provider_contents)
+    contents: st.SearchStrategy[str] = field(
+        default_factory=lambda: fs.provider_contents(max_size=16)
+    )
     """Entry contents."""
     categories: st.SearchStrategy[MemoryCategory] = field(default_factory=fs.categories)
     """Entry categories, and recall/list category filters."""
     session_ids: st.SearchStrategy[str | None] = field(default_factory=fs.session_ids)
     """Entry sessions, and list session filters."""
     queries: st.SearchStrategy[str] = field(
-        default_factory=lambda: fs.word_texts(max_words=1) | fs.texts(min_size=1, max_size=6))
+        default_factory=lambda: fs.word_texts(max_words=1) | fs.texts(min_size=1, max_size=6)
+    )
     """Recall queries besides the contents already written."""
     limits: st.SearchStrategy[int] = field(default_factory=lambda: st.integers(0, 5))
     """Recall limits."""

@@ -9,6 +9,7 @@ them with the recorded ones.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -41,12 +42,12 @@ class FuzzStats:
 def operation(fn: Callable[Concatenate[D, P], R]) -> Callable[Concatenate[D, P], R]:
     """Mark a differential method as a step: logged before it runs, its failure recorded."""
 
-    @functools.wraps(fn)
-    def run(self: D, *args: P.args, **kwargs: P.kwargs) -> R:
+    def run(self: D, /, *args: P.args, **kwargs: P.kwargs) -> R:
         self.log.append(Step(fn.__name__, args, dict(kwargs)))
         self.stats.steps += 1
         return self.guarded(lambda: fn(self, *args, **kwargs))
 
+    functools.update_wrapper(run, fn)
     return run
 
 
@@ -88,8 +89,7 @@ class Differential:
     def fail(self, call: str, expected: str, got: object) -> NoReturn:
         """Fail at `call`."""
         shown = got if isinstance(got, str) else describe(got, 300)
-        raise ConformanceFailure(self.check_id, self.rel(call), self.rel(expected),
-                                 self.rel(shown))
+        raise ConformanceFailure(self.check_id, self.rel(call), self.rel(expected), self.rel(shown))
 
     def require(self, condition: bool, call: str, expected: str, got: object) -> None:
         """Fail at `call` unless `condition` holds."""
@@ -106,12 +106,14 @@ class Differential:
             self._record(failure)
             raise
         except Exception as exc:
-            failure = ConformanceFailure(
-                self.check_id, self.rel(self.last_call), "an answer of the contract's shape",
+            unreadable = ConformanceFailure(
+                self.check_id,
+                self.rel(self.last_call),
+                "an answer of the contract's shape",
                 self.rel(f"{type(exc).__qualname__}: {exc}"),
             )
-            self._record(failure)
-            raise failure from exc
+            self._record(unreadable)
+            raise unreadable from exc
 
     def _record(self, failure: ConformanceFailure) -> None:
         if self.failure is None:
@@ -135,7 +137,9 @@ class Differential:
                     continue
                 raise DriverRaised(self.check_id, self.rel(label), exc) from exc
 
-    def attempt(self, label: str, fn: Callable[..., R], *args: Any) -> tuple[R | None, Exception | None]:
+    def attempt(
+        self, label: str, fn: Callable[..., R], *args: Any
+    ) -> tuple[R | None, Exception | None]:
         """Call the driver where an error may be the right answer: `(result, None)` or
         `(None, error)`."""
         self.last_call = label
@@ -154,24 +158,35 @@ class Differential:
         """Compare what the driver holds under the root with the oracle."""
         raise NotImplementedError
 
+    def final_check(self) -> None:
+        """Checks too costly for every step, run once before teardown forgets the writes."""
+
     def cleanup(self) -> list[str]:
         """Forget everything written; describe whatever survived."""
         raise NotImplementedError
 
     def teardown(self) -> None:
-        """Forget everything this differential wrote. A survivor fails the run, unless an
-        earlier step already failed (that failure is the one to report)."""
-        if self.failure is not None:
+        """Run `final_check`, then forget everything this differential wrote. A survivor
+        fails the run, unless an earlier step already failed (that failure is the one to
+        report)."""
+        if self.failure is None:
             try:
+                self.guarded(self.final_check)
+            except ConformanceFailure:
+                with contextlib.suppress(Exception):
+                    self.cleanup()
+                raise
+        if self.failure is not None:
+            # Best effort: the step's failure is the one to report.
+            with contextlib.suppress(Exception):
                 self.cleanup()
-            except Exception:
-                pass  # best effort: the step's failure is what matters
             return
 
         def clean() -> None:
             left = self.cleanup()
-            self.require(not left, "teardown: forget what the run wrote", "nothing left",
-                         "; ".join(left))
+            self.require(
+                not left, "teardown: forget what the run wrote", "nothing left", "; ".join(left)
+            )
 
         self.guarded(clean)
 

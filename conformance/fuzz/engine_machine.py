@@ -71,8 +71,13 @@ from conformance.fuzz.differential import Differential, FuzzStats, operation
 from conformance.fuzz.steps import FailureSink
 from conformance.fuzz.strategies import fetch_modes, invalid_engine_requests
 
-__all__ = ["ENGINE_TARGET", "EngineDifferential", "EngineMachine", "engine_oracle",
-           "engine_state_machine"]
+__all__ = [
+    "ENGINE_TARGET",
+    "EngineDifferential",
+    "EngineMachine",
+    "engine_oracle",
+    "engine_state_machine",
+]
 
 ENGINE_TARGET: Final = "fuzz.engine.differential"
 """The check id of the engine differential."""
@@ -142,7 +147,7 @@ class EngineDifferential(Differential):
         self.scope = MetaFilter(workspace=self.root)
 
     @classmethod
-    def replay(cls, driver: Any, *, list_page: int = 2) -> EngineDifferential:
+    def for_driver(cls, driver: Any, *, list_page: int = 2) -> EngineDifferential:
         """A differential for a regression test: probes retention as the fuzzer does."""
         sync = as_sync(driver)
         retains = engine_retains_writes(sync)
@@ -185,12 +190,16 @@ class EngineDifferential(Differential):
     def _fp_of(self, call: str, driver_id: str) -> str:
         fp = self.fp_by_driver_id.get(driver_id)
         if fp is None or fp not in self.expected or self.driver_id.get(fp) != driver_id:
-            self.fail(call, "only ids of items this run holds",
-                      f"the id {driver_id!r}, which names no held item")
+            self.fail(
+                call,
+                "only ids of items this run holds",
+                f"the id {driver_id!r}, which names no held item",
+            )
         return fp
 
-    def _ids(self, handles: Sequence[int], ghosts: int) -> tuple[builtins.list[str],
-                                                                 builtins.list[str]]:
+    def _ids(
+        self, handles: Sequence[int], ghosts: int
+    ) -> tuple[builtins.list[str], builtins.list[str]]:
         """The ids to send the driver and the oracle for `handles`, then `ghosts` unknown ids.
 
         A held item goes by its ids on both sides. A forgotten one goes to the oracle as an
@@ -218,16 +227,28 @@ class EngineDifferential(Differential):
 
     def _receipt(self, call: str, fp: str, want: StoreReceipt, got: StoreReceipt) -> None:
         name = self._name(fp)
-        self.require(got.replayed == want.replayed, call,
-                     f"replayed={want.replayed} for {name}", f"replayed={got.replayed}")
+        self.require(
+            got.replayed == want.replayed,
+            call,
+            f"replayed={want.replayed} for {name}",
+            f"replayed={got.replayed}",
+        )
         if want.replayed:
             first = self.driver_id.get(fp)
-            self.require(got.id == first, call,
-                         f"the id the first store of {name} answered ({first!r})", got.id)
+            self.require(
+                got.id == first,
+                call,
+                f"the id the first store of {name} answered ({first!r})",
+                got.id,
+            )
             return
         other = self.fp_by_driver_id.get(got.id)
-        self.require(other is None or other == fp or other not in self.expected, call,
-                     f"an id of {name}'s own", f"{got.id!r}, the id of {self._name(other or '')}")
+        self.require(
+            other is None or other == fp or other not in self.expected,
+            call,
+            f"an id of {name}'s own",
+            f"{got.id!r}, the id of {self._name(other or '')}",
+        )
         self.driver_id[fp] = got.id
         self.fp_by_driver_id[got.id] = fp
 
@@ -235,14 +256,19 @@ class EngineDifferential(Differential):
         want = self.expected[fp]
         # Compared first and described only on a mismatch: this runs for every hit read.
         if (hit.kind, hit.text) != (want.kind, want.text):
-            self.fail(call, f"{self._name(fp)} as {want.kind.value} {want.text!r}",
-                      f"{hit.kind} {hit.text!r}")
+            self.fail(
+                call,
+                f"{self._name(fp)} as {want.kind.value} {want.text!r}",
+                f"{hit.kind} {hit.text!r}",
+            )
         if hit.meta != want.meta:
-            self.fail(call, f"{self._name(fp)} with meta {to_wire(want.meta)}",
-                      str(to_wire(hit.meta)))
+            self.fail(
+                call, f"{self._name(fp)} with meta {to_wire(want.meta)}", str(to_wire(hit.meta))
+            )
         if _f32(hit.confidence) != _f32(want.confidence):
-            self.fail(call, f"{self._name(fp)} with confidence {want.confidence}",
-                      repr(hit.confidence))
+            self.fail(
+                call, f"{self._name(fp)} with confidence {want.confidence}", repr(hit.confidence)
+            )
         if listing and hit.score != 0.0:
             self.fail(call, f"score 0.0 on listed {self._name(fp)}", repr(hit.score))
 
@@ -260,9 +286,12 @@ class EngineDifferential(Differential):
             missing = sorted(self._name(fp) for fp in want - counts.keys())
             self.fail(call, "every item the filter admits", f"{', '.join(missing)} missing")
 
-    def _pages(self, what: str, limit: int,
-               read: Callable[[str | None], tuple[builtins.list[Hit], str | None]]
-               ) -> builtins.list[Hit]:
+    def _pages(
+        self,
+        what: str,
+        limit: int,
+        read: Callable[[str | None], tuple[builtins.list[Hit], str | None]],
+    ) -> builtins.list[Hit]:
         hits: builtins.list[Hit] = []
         seen: set[str] = set()
         cursor: str | None = None
@@ -270,13 +299,16 @@ class EngineDifferential(Differential):
         for _ in range(MAX_PAGES):
             call = f"{what} (limit {limit}, cursor {cursor!r})"
             items, next_cursor = read(cursor)
-            self.require(len(items) <= limit, call, f"at most {limit} hits",
-                         f"{len(items)} hits")
+            self.require(len(items) <= limit, call, f"at most {limit} hits", f"{len(items)} hits")
             hits.extend(items)
             if next_cursor is None:
                 return hits
-            self.require(next_cursor not in seen, call, "a cursor that makes progress",
-                         f"the cursor {next_cursor!r} again")
+            self.require(
+                next_cursor not in seen,
+                call,
+                "a cursor that makes progress",
+                f"the cursor {next_cursor!r} again",
+            )
             seen.add(next_cursor)
             cursor = next_cursor
         self.fail(call, f"a read that ends within {MAX_PAGES} pages", "a cursor on every page")
@@ -294,18 +326,29 @@ class EngineDifferential(Differential):
     def _listing(self) -> Counter[str]:
         return Counter(hit.id for hit in self._list_driver(self.scope, _ORACLE_PAGE))
 
-    def _refused(self, call: str, fn: Callable[..., Any], arg: Any,
-                 expect: tuple[type[Exception], ...], expected: str) -> None:
+    def _refused(
+        self,
+        call: str,
+        fn: Callable[..., Any],
+        arg: Any,
+        expect: tuple[type[Exception], ...],
+        expected: str,
+    ) -> None:
         """`fn(arg)` must raise one of `expect` and leave the listing as it was."""
         before = self._listing()
         result, error = self.attempt(call, fn, arg)
         if error is None:
-            self.fail(call, expected, f"success ({result!r})")
-        self.require(isinstance(error, expect), call, expected,
-                     f"{type(error).__qualname__}: {error}")
+            self.fail(call, expected, f"success (a {type(result).__name__})")
+        self.require(
+            isinstance(error, expect), call, expected, f"{type(error).__qualname__}: {error}"
+        )
         after = self._listing()
-        self.require(after == before, call, "the listing unchanged by a refused call",
-                     f"{len(before)} items before, {len(after)} after")
+        self.require(
+            after == before,
+            call,
+            "the listing unchanged by a refused call",
+            f"{len(before)} items before, {len(after)} after",
+        )
 
     # -- operations -----------------------------------------------------------------
 
@@ -356,8 +399,12 @@ class EngineDifferential(Differential):
         shown = [f"item#{h}" for h in dict.fromkeys(handles)] + ["<unknown>"] * ghosts
         call = f"forget(ids=[{', '.join(shown)}])"
         got = self.call(call, self.driver.forget, ForgetIds(ids=to_driver))
-        self.require(got.forgotten == want.forgotten, call, f"forgotten={want.forgotten}",
-                     f"forgotten={got.forgotten}")
+        self.require(
+            got.forgotten == want.forgotten,
+            call,
+            f"forgotten={want.forgotten}",
+            f"forgotten={got.forgotten}",
+        )
         self._refresh()
 
     @operation
@@ -367,8 +414,12 @@ class EngineDifferential(Differential):
         want = self.oracle.forget(ForgetFilter(filter=scoped))
         call = f"forget(filter={_show(scoped)})"
         got = self.call(call, self.driver.forget, ForgetFilter(filter=scoped))
-        self.require(got.forgotten == want.forgotten, call, f"forgotten={want.forgotten}",
-                     f"forgotten={got.forgotten}")
+        self.require(
+            got.forgotten == want.forgotten,
+            call,
+            f"forgotten={want.forgotten}",
+            f"forgotten={got.forgotten}",
+        )
         self._refresh()
 
     @operation
@@ -387,10 +438,14 @@ class EngineDifferential(Differential):
         if mode not in self.modes:
             req = FetchRequest(query=query, mode=mode, filter=scoped, limit=limit)
             result, error = self.attempt(what, self.driver.fetch, req)
-            self.require(isinstance(error, Unsupported), what,
-                         f"Unsupported (the engine does not declare {mode.value})",
-                         f"success ({result!r})" if error is None
-                         else f"{type(error).__qualname__}: {error}")
+            self.require(
+                isinstance(error, Unsupported),
+                what,
+                f"Unsupported (the engine does not declare {mode.value})",
+                f"success ({result!r})"
+                if error is None
+                else f"{type(error).__qualname__}: {error}",
+            )
             return
         admitted = self._admitted(scoped)
 
@@ -409,18 +464,27 @@ class EngineDifferential(Differential):
         """Recall: at most `limit` citations, each an admitted item of the same kind."""
         scoped = self._scoped(filter)
         call = f"recall({question!r}, {_show(scoped)}, limit {limit})"
-        answer = self.call(call, self.driver.recall,
-                           RecallRequest(question=question, filter=scoped, limit=limit))
+        answer = self.call(
+            call, self.driver.recall, RecallRequest(question=question, filter=scoped, limit=limit)
+        )
         self.require(isinstance(answer.answer, str), call, "an answer text", answer.answer)
-        self.require(len(answer.citations) <= limit, call, f"at most {limit} citations",
-                     len(answer.citations))
+        self.require(
+            len(answer.citations) <= limit,
+            call,
+            f"at most {limit} citations",
+            len(answer.citations),
+        )
         admitted = self._admitted(scoped)
         for citation in answer.citations:
             fp = self._fp_of(call, citation.id)
             self.require(fp in admitted, call, "citations of admitted items", self._name(fp))
             want = self.expected[fp].kind
-            self.require(citation.kind == want, call,
-                         f"citation of {self._name(fp)} with kind {want.value}", citation.kind)
+            self.require(
+                citation.kind == want,
+                call,
+                f"citation of {self._name(fp)} with kind {want.value}",
+                citation.kind,
+            )
 
     @operation
     def get(self, handles: builtins.list[int], ghosts: int, reach: Reach | None) -> None:
@@ -434,8 +498,12 @@ class EngineDifferential(Differential):
         call = f"get([{', '.join(shown)}]{where})"
         hits = self.call(call, self.driver.get, GetRequest(ids=to_driver, reach=reach))
         got = [self._fp_of(call, hit.id) for hit in hits]
-        self.require(got == want, call, f"[{', '.join(map(self._name, want))}] in that order",
-                     f"[{', '.join(map(self._name, got))}]")
+        self.require(
+            got == want,
+            call,
+            f"[{', '.join(map(self._name, want))}] in that order",
+            f"[{', '.join(map(self._name, got))}]",
+        )
         for fp, hit in zip(got, hits, strict=True):
             self._same_hit(call, fp, hit, listing=False)
 
@@ -449,14 +517,17 @@ class EngineDifferential(Differential):
         got = self.call(call, self.driver.explore, req)
         self.require(got.facet == facet, call, f"facet {facet.value} echoed", got.facet)
         for name in ("total", "missing", "more_buckets", "truncated"):
-            self.require(getattr(got, name) == getattr(want, name), call,
-                         f"{name}={getattr(want, name)}", f"{name}={getattr(got, name)}")
+            self.require(
+                getattr(got, name) == getattr(want, name),
+                call,
+                f"{name}={getattr(want, name)}",
+                f"{name}={getattr(got, name)}",
+            )
         mine = sorted((b.value, b.count) for b in got.buckets)
         theirs = sorted((b.value, b.count) for b in want.buckets)
         self.require(mine == theirs, call, f"buckets {theirs}", mine)
         counts = [b.count for b in got.buckets]
-        self.require(counts == sorted(counts, reverse=True), call, "largest buckets first",
-                     counts)
+        self.require(counts == sorted(counts, reverse=True), call, "largest buckets first", counts)
 
     @operation
     def store_invalid(self, item: StoreItem) -> None:
@@ -464,8 +535,13 @@ class EngineDifferential(Differential):
         stamped = item.model_copy(
             update={"meta": item.meta.model_copy(update={"workspace": self.root})}
         )
-        self._refused("store(<malformed item>)", self.driver.store, stamped, (InvalidRequest,),
-                      "InvalidRequest (contract-reference B2)")
+        self._refused(
+            "store(<malformed item>)",
+            self.driver.store,
+            stamped,
+            (InvalidRequest,),
+            "InvalidRequest (contract-reference B2)",
+        )
 
     @operation
     def store_many_invalid(self, items: builtins.list[StoreItem], repeat: int = 1) -> None:
@@ -475,9 +551,13 @@ class EngineDifferential(Differential):
             item.model_copy(update={"meta": item.meta.model_copy(update={"workspace": self.root})})
             for item in items
         ] * repeat
-        self._refused(f"store_many(<{len(batch)} items>)", self.driver.store_many, batch,
-                      (InvalidRequest,),
-                      f"InvalidRequest (1 to {MAX_STORE_MANY} items, each valid)")
+        self._refused(
+            f"store_many(<{len(batch)} items>)",
+            self.driver.store_many,
+            batch,
+            (InvalidRequest,),
+            f"InvalidRequest (1 to {MAX_STORE_MANY} items, each valid)",
+        )
 
     @operation
     def refuse(self, op: str, request: Any) -> None:
@@ -490,8 +570,13 @@ class EngineDifferential(Differential):
         if isinstance(request, FetchRequest) and request.mode not in self.modes:
             expect = (InvalidRequest, Unsupported)
             expected = "InvalidRequest or Unsupported"
-        self._refused(f"{op}(<malformed: {self.rel(str(to_wire(request)))[:120]}>)",
-                      getattr(self.driver, op), request, expect, expected)
+        self._refused(
+            f"{op}(<malformed: {self.rel(str(to_wire(request)))[:120]}>)",
+            getattr(self.driver, op),
+            request,
+            expect,
+            expected,
+        )
 
     # -- invariants and cleanup -----------------------------------------------------
 
@@ -499,13 +584,13 @@ class EngineDifferential(Differential):
         """List the run's workspace, `list_page` at a time: exactly the oracle's items."""
         self.last_call = "verify"
         hits = self._list_driver(self.scope, self.list_page)
-        self._same_items(f"list(run workspace, limit {self.list_page})", hits,
-                         set(self.expected))
+        self._same_items(f"list(run workspace, limit {self.list_page})", hits, set(self.expected))
 
     def cleanup(self) -> builtins.list[str]:
         """Forget by the run's workspace; describe any survivor."""
-        self.call("forget(filter=run workspace)", self.driver.forget,
-                  ForgetFilter(filter=self.scope))
+        self.call(
+            "forget(filter=run workspace)", self.driver.forget, ForgetFilter(filter=self.scope)
+        )
         left = self._list_driver(self.scope, _ORACLE_PAGE)
         return [f"{len(left)} items survived a forget by the run's workspace"] if left else []
 
@@ -553,8 +638,7 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
             return multiple(*self.d.store_many(items))
 
         @precondition(has_items)
-        @rule(old=st.lists(handles, min_size=1, max_size=2),
-              fresh=st.lists(cfg.items, max_size=2))
+        @rule(old=st.lists(handles, min_size=1, max_size=2), fresh=st.lists(cfg.items, max_size=2))
         def store_many_replays(self, old: list[int], fresh: list[StoreItem]) -> None:
             # Earlier items, new ones, and the first again: replays inside and across batches.
             batch = [self.d.items[h] for h in old] + fresh + [self.d.items[old[0]]]
@@ -582,8 +666,11 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
             self.d.recall(question, filter, limit)
 
         @precondition(has_items)
-        @rule(picked=st.lists(handles, max_size=4), ghosts=st.integers(0, 1),
-              reach=st.none() | cfg.reaches)
+        @rule(
+            picked=st.lists(handles, max_size=4),
+            ghosts=st.integers(0, 1),
+            reach=st.none() | cfg.reaches,
+        )
         def get(self, picked: list[int], ghosts: int, reach: Reach | None) -> None:
             self.d.get(picked, ghosts, reach)
 
@@ -593,13 +680,19 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
 
         # The malformed inputs share one rule, so together they take one rule's share;
         # each case draws only its own arguments.
-        @rule(case=st.one_of(
-            st.tuples(st.just("item"), cfg.invalid_items),
-            st.tuples(st.just("request"), invalid_engine_requests()),
-            st.tuples(st.just("batch"), st.tuples(st.lists(cfg.items, max_size=2),
-                                                  cfg.invalid_items, st.integers(0, 2))),
-            st.tuples(st.just("too_many"), st.lists(cfg.items, max_size=1)),
-        ))
+        @rule(
+            case=st.one_of(
+                st.tuples(st.just("item"), cfg.invalid_items),
+                st.tuples(st.just("request"), invalid_engine_requests()),
+                st.tuples(
+                    st.just("batch"),
+                    st.tuples(
+                        st.lists(cfg.items, max_size=2), cfg.invalid_items, st.integers(0, 2)
+                    ),
+                ),
+                st.tuples(st.just("too_many"), st.lists(cfg.items, max_size=1)),
+            )
+        )
         def malformed(self, case: tuple[str, Any]) -> None:
             kind, arg = case
             if kind == "item":
@@ -608,7 +701,7 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
                 self.d.refuse(arg.op, arg.request)
             elif kind == "batch":
                 valid, bad, at = arg
-                self.d.store_many_invalid(valid[:at] + [bad] + valid[at:])
+                self.d.store_many_invalid([*valid[:at], bad, *valid[at:]])
             elif arg:
                 self.d.store_many_invalid(arg, MAX_STORE_MANY + 1)
             else:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import builtins
 from collections import Counter
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule
@@ -48,8 +48,13 @@ from conformance.provider import (
     SourceScope,
 )
 
-__all__ = ["PROVIDER_TARGET", "ProviderDifferential", "ProviderMachine", "provider_oracle",
-           "provider_state_machine"]
+__all__ = [
+    "PROVIDER_TARGET",
+    "ProviderDifferential",
+    "ProviderMachine",
+    "provider_oracle",
+    "provider_state_machine",
+]
 
 PROVIDER_TARGET: Final = "fuzz.provider.differential"
 """The check id of the provider differential."""
@@ -57,7 +62,9 @@ PROVIDER_TARGET: Final = "fuzz.provider.differential"
 MAX_PAGES: Final = 10_000
 """Export pages after which an export that still hands out cursors is judged never to end."""
 
-Row = tuple[str | None, str, str, str, str | None, MemoryTaint]
+T = TypeVar("T")
+
+Row = tuple[str | None, str, str, str, str | None, str]
 """What the contract pins of an entry: namespace, key, content, category, session, taint."""
 
 
@@ -74,8 +81,14 @@ def provider_oracle(retains: bool) -> Any:
 
 
 def _row(entry: MemoryEntry) -> Row:
-    return (entry.namespace, entry.key, entry.content, str(entry.category), entry.session_id,
-            MemoryTaint(entry.taint))
+    return (
+        entry.namespace,
+        entry.key,
+        entry.content,
+        str(entry.category),
+        entry.session_id,
+        MemoryTaint(entry.taint).value,
+    )
 
 
 def _rows(entries: builtins.list[MemoryEntry]) -> Counter[Row]:
@@ -111,7 +124,7 @@ class ProviderDifferential(Differential):
         """Every (namespace, key) a store was sent for: what teardown forgets."""
 
     @classmethod
-    def replay(cls, driver: Any, *, export_page: int = 16) -> ProviderDifferential:
+    def for_driver(cls, driver: Any, *, export_page: int = 16) -> ProviderDifferential:
         """A differential for a regression test: probes retention as the fuzzer does."""
         sync = as_sync(driver)
         retains = provider_retains_writes(sync)
@@ -138,19 +151,25 @@ class ProviderDifferential(Differential):
 
     # -- comparisons ----------------------------------------------------------------
 
-    def _same_rows(self, call: str, got: builtins.list[MemoryEntry],
-                   want: builtins.list[MemoryEntry]) -> None:
+    def _same_rows(
+        self, call: str, got: builtins.list[MemoryEntry], want: builtins.list[MemoryEntry]
+    ) -> None:
         mine, theirs = _rows(got), _rows(want)
         if mine == theirs:
             return
         extra = sorted(map(repr, (mine - theirs).elements()))
         missing = sorted(map(repr, (theirs - mine).elements()))
-        self.fail(call, f"the rows {sorted(map(repr, theirs.elements()))}",
-                  f"{len(extra)} unexpected {extra}; {len(missing)} missing {missing}")
+        self.fail(
+            call,
+            f"the rows [{', '.join(sorted(map(repr, theirs.elements())))}]",
+            f"the rows [{', '.join(sorted(map(repr, mine.elements())))}]"
+            f" (extra: {', '.join(extra) or 'none'}; missing: {', '.join(missing) or 'none'})",
+        )
 
     def _driver_rows(self, namespace: str) -> builtins.list[MemoryEntry]:
-        rows = self.call(f"list({namespace!r}, None, None)", self.driver.list, namespace, None,
-                         None)
+        rows = self.call(
+            f"list({namespace!r}, None, None)", self.driver.list, namespace, None, None
+        )
         if namespace == GLOBAL_NAMESPACE:
             return [row for row in rows if self._ours(row.namespace, row.key)]
         return builtins.list(rows)
@@ -158,8 +177,15 @@ class ProviderDifferential(Differential):
     # -- operations -----------------------------------------------------------------
 
     @operation
-    def store(self, spec: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        spec: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         """Store (upsert) one entry. A refusal must be `Invalid` and store nothing."""
         namespace, written = self._address(spec, key)
         if namespace == GLOBAL_NAMESPACE:
@@ -167,22 +193,30 @@ class ProviderDifferential(Differential):
         else:
             self.spaces.add(namespace)
         self.written.add((namespace, written))
-        call = f"store({namespace!r}, {written!r}, {content!r}, {category}, {session_id!r}, " \
-               f"{taint.value})"
-        _, error = self.attempt(call, self.driver.store, namespace, written, content, category,
-                                session_id, taint)
+        call = (
+            f"store({namespace!r}, {written!r}, {content!r}, {category}, {session_id!r}, "
+            f"{taint.value})"
+        )
+        _, error = self.attempt(
+            call, self.driver.store, namespace, written, content, category, session_id, taint
+        )
         if error is None:
             self.oracle.store(namespace, written, content, category, session_id, taint)
             return
-        self.require(isinstance(error, Invalid), call,
-                     "success, or Invalid (the only error for input a driver rejects)",
-                     f"{type(error).__qualname__}: {error}")
+        self.require(
+            isinstance(error, Invalid),
+            call,
+            "success, or Invalid (the only error for input a driver rejects)",
+            f"{type(error).__qualname__}: {error}",
+        )
         # Refused: whatever was there before must still be there, unchanged.
         before = self.oracle.get(namespace, written)
         after = self.call(f"get({namespace!r}, {written!r})", self.driver.get, namespace, written)
         self.require(
             (None if after is None else _row(after)) == (None if before is None else _row(before)),
-            call, f"a refused write to store nothing (the entry {before!r} unchanged)", after,
+            call,
+            f"a refused write to store nothing (the entry {before!r} unchanged)",
+            after,
         )
 
     @operation
@@ -194,7 +228,9 @@ class ProviderDifferential(Differential):
         want = self.oracle.get(namespace, written)
         self.require(
             (None if got is None else _row(got)) == (None if want is None else _row(want)),
-            call, f"{None if want is None else _row(want)!r}", None if got is None else _row(got),
+            call,
+            f"{None if want is None else _row(want)!r}",
+            None if got is None else _row(got),
         )
 
     @operation
@@ -207,8 +243,9 @@ class ProviderDifferential(Differential):
         self.require(got is want, call, repr(want), got)
 
     @operation
-    def list_entries(self, spec: str | None, category: MemoryCategory | None,
-                     session_id: str | None) -> None:
+    def list_entries(
+        self, spec: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> None:
         """List one namespace, or every namespace (`None`, restricted to the machine's)."""
         namespace = None if spec is None else self.namespace(spec)
         call = f"list({namespace!r}, {category}, {session_id!r})"
@@ -220,7 +257,9 @@ class ProviderDifferential(Differential):
     @operation
     def namespaces(self) -> None:
         """`namespaces()`: each of the machine's namespaces once, with the oracle's count."""
-        call = "namespaces()"
+        self._namespaces_agree("namespaces()")
+
+    def _namespaces_agree(self, call: str) -> None:
         got = self.call(call, self.driver.namespaces)
         seen = Counter(s.namespace for s in got if s.namespace in self.spaces)
         twice = sorted(ns for ns, n in seen.items() if n > 1)
@@ -232,45 +271,83 @@ class ProviderDifferential(Differential):
         ours_global = want_all.get(GLOBAL_NAMESPACE, 0)
         if ours_global:
             theirs = sum(s.count for s in got if s.namespace == GLOBAL_NAMESPACE)
-            self.require(theirs >= ours_global, call,
-                         f"at least {ours_global} entries in 'global'", theirs)
+            self.require(
+                theirs >= ours_global, call, f"at least {ours_global} entries in 'global'", theirs
+            )
 
     @operation
-    def recall(self, spec: str | None, query: str, limit: int,
-               category: MemoryCategory | None, min_score: float | None) -> None:
+    def recall(
+        self,
+        spec: str | None,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        min_score: float | None,
+    ) -> None:
         """Recall: at most `limit` current rows of the namespace asked (`global` when none),
         each of `category` and scoring at least `min_score` when those are set."""
-        namespace = None if spec is None else self.namespace(spec)
+        self._recall_in(
+            None if spec is None else self.namespace(spec), query, limit, category, min_score
+        )
+
+    def _recall_in(
+        self,
+        namespace: str | None,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        min_score: float | None,
+    ) -> None:
         searched = GLOBAL_NAMESPACE if namespace is None else namespace
         opts = OwnedRecallOpts(namespace=namespace, category=category, min_score=min_score)
         call = f"recall({query!r}, {limit}, {opts.model_dump(mode='json')}, None)"
         hits = self.call(call, self.driver.recall, query, limit, opts, None)
         self.require(len(hits) <= limit, call, f"at most {limit} hits", len(hits))
         for hit in hits:
-            self.require(hit.namespace == searched, call, f"hits from {searched!r} only",
-                         f"a hit from {hit.namespace!r} (key {hit.key!r})")
+            self.require(
+                hit.namespace == searched,
+                call,
+                f"hits from {searched!r} only",
+                f"a hit from {hit.namespace!r} (key {hit.key!r})",
+            )
             if not self._ours(hit.namespace, hit.key):
                 continue  # another writer's row in `global`
             row = self.oracle.get(searched, hit.key)
-            self.require(row is not None and row.content == hit.content, call,
-                         "hits that are current rows", _row(hit))
+            self.require(
+                row is not None and row.content == hit.content,
+                call,
+                "hits that are current rows",
+                _row(hit),
+            )
             if category is not None:
-                self.require(hit.category == category, call, f"hits of category {category}",
-                             _row(hit))
+                self.require(
+                    hit.category == category, call, f"hits of category {category}", _row(hit)
+                )
             if min_score is not None and hit.score is not None:
-                self.require(hit.score >= min_score, call, f"scores of at least {min_score}",
-                             hit.score)
+                self.require(
+                    hit.score >= min_score, call, f"scores of at least {min_score}", hit.score
+                )
 
     @operation
     def recall_unsourced(self, spec: str, query: str) -> None:
         """Recall with an empty source scope: nothing, or `Invalid` (the scope fails closed)."""
         namespace = self.namespace(spec)
         call = f"recall({query!r}, 8, namespace={namespace!r}, SourceScope([]))"
-        hits, error = self.attempt(call, self.driver.recall, query, 8,
-                                   OwnedRecallOpts(namespace=namespace), SourceScope(allow=[]))
+        hits, error = self.attempt(
+            call,
+            self.driver.recall,
+            query,
+            8,
+            OwnedRecallOpts(namespace=namespace),
+            SourceScope(allow=[]),
+        )
         if error is not None:
-            self.require(isinstance(error, Invalid), call, "[] or Invalid",
-                         f"{type(error).__qualname__}: {error}")
+            self.require(
+                isinstance(error, Invalid),
+                call,
+                "[] or Invalid",
+                f"{type(error).__qualname__}: {error}",
+            )
             return
         self.require(hits == [], call, "[] or Invalid (an empty scope denies everything)", hits)
 
@@ -281,9 +358,12 @@ class ProviderDifferential(Differential):
         call = f"recall('alpha', 3, namespace={namespace!r}, min_score=NaN)"
         opts = OwnedRecallOpts(namespace=namespace, min_score=float("nan"))
         _, error = self.attempt(call, self.driver.recall, "alpha", 3, opts, None)
-        self.require(error is None or isinstance(error, Invalid), call,
-                     "an answer, or Invalid for a malformed filter",
-                     f"{type(error).__qualname__}: {error}")
+        self.require(
+            error is None or isinstance(error, Invalid),
+            call,
+            "an answer, or Invalid for a malformed filter",
+            f"{type(error).__qualname__}: {error}",
+        )
 
     @operation
     def store_invalid_namespace(self, spec: str) -> None:
@@ -295,13 +375,25 @@ class ProviderDifferential(Differential):
         self.written.add((namespace, key))
         self.written.add((GLOBAL_NAMESPACE, key))
         call = f"store({namespace!r}, {key!r}, 'x', core, None, internal)"
-        _, error = self.attempt(call, self.driver.store, namespace, key, "x", MemoryCategory.CORE,
-                                None, MemoryTaint.INTERNAL)
+        _, error = self.attempt(
+            call,
+            self.driver.store,
+            namespace,
+            key,
+            "x",
+            MemoryCategory.CORE,
+            None,
+            MemoryTaint.INTERNAL,
+        )
         if error is None:
             self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
             return
-        self.require(isinstance(error, Invalid), call, "success, or Invalid",
-                     f"{type(error).__qualname__}: {error}")
+        self.require(
+            isinstance(error, Invalid),
+            call,
+            "success, or Invalid",
+            f"{type(error).__qualname__}: {error}",
+        )
         rows = self.call("list(None, None, None)", self.driver.list, None, None, None)
         kept = [_row(row) for row in rows if row.key == key]
         self.require(not kept, call, "a refused write to store nothing", kept)
@@ -317,8 +409,12 @@ class ProviderDifferential(Differential):
             records.extend(page.records)
             if page.next_cursor is None:
                 return records
-            self.require(page.next_cursor not in seen, call, "a cursor never issued before",
-                         f"the cursor {page.next_cursor!r} again")
+            self.require(
+                page.next_cursor not in seen,
+                call,
+                "a cursor never issued before",
+                f"the cursor {page.next_cursor!r} again",
+            )
             seen.add(page.next_cursor)
             cursor = page.next_cursor
         self.fail(call, f"an export that ends within {MAX_PAGES} pages", "a cursor on every page")
@@ -337,11 +433,18 @@ class ProviderDifferential(Differential):
             self.require(got is want, call, repr(want), got)
         call = f"import_records(<{len(mine)} records of {namespace!r}>)"
         outcome = self.call(call, self.driver.import_records, mine)
-        self.require(outcome.failed == 0, call, "failed == 0",
-                     f"failed {outcome.failed}, errors {outcome.errors}")
+        self.require(
+            outcome.failed == 0,
+            call,
+            "failed == 0",
+            f"failed {outcome.failed}, errors {outcome.errors}",
+        )
         self.oracle.import_records(theirs)
-        self._same_rows(f"list({namespace!r}, None, None) after the import",
-                        self._driver_rows(namespace), self.oracle.list(namespace, None, None))
+        self._same_rows(
+            f"list({namespace!r}, None, None) after the import",
+            self._driver_rows(namespace),
+            self.oracle.list(namespace, None, None),
+        )
 
     def oracle_export(self) -> builtins.list[ExportRecord]:
         """Every record the oracle exports (it holds only this run's rows)."""
@@ -359,9 +462,12 @@ class ProviderDifferential(Differential):
         """`export_page` with a cursor the driver never issued: `Invalid`."""
         call = f"export_page({BAD_CURSOR!r}, 8)"
         page, error = self.attempt(call, self.driver.export_page, BAD_CURSOR, 8)
-        self.require(isinstance(error, Invalid), call, "Invalid (a cursor the driver did not "
-                     "issue)", f"success ({page!r})" if error is None
-                     else f"{type(error).__qualname__}: {error}")
+        self.require(
+            isinstance(error, Invalid),
+            call,
+            "Invalid (a cursor the driver did not issue)",
+            f"success ({page!r})" if error is None else f"{type(error).__qualname__}: {error}",
+        )
 
     # -- invariants and cleanup -----------------------------------------------------
 
@@ -370,8 +476,26 @@ class ProviderDifferential(Differential):
         self.last_call = "verify"
         spaces = sorted(self.spaces) + ([GLOBAL_NAMESPACE] if self.used_global else [])
         for namespace in spaces:
-            self._same_rows(f"list({namespace!r}, None, None)", self._driver_rows(namespace),
-                            self.oracle.list(namespace, None, None))
+            self._same_rows(
+                f"list({namespace!r}, None, None)",
+                self._driver_rows(namespace),
+                self.oracle.list(namespace, None, None),
+            )
+
+    def final_check(self) -> None:
+        """Once per program: `list(None)` and `namespaces()` agree with the oracle, and
+        recall with no namespace, asked for a row of each other namespace, stays in
+        `global` (decisions §4.1)."""
+        self.last_call = "final check"
+        call = "list(None, None, None) at the end"
+        rows = self.call(call, self.driver.list, None, None, None)
+        ours = [row for row in rows if self._ours(row.namespace, row.key)]
+        self._same_rows(call, ours, self.oracle.list(None, None, None))
+        self._namespaces_agree("namespaces() at the end")
+        for namespace in sorted(self.spaces):
+            held = [row for row in self.oracle.list(namespace, None, None) if row.content.strip()]
+            if held:
+                self._recall_in(None, held[0].content, 8, None, None)
 
     def cleanup(self) -> builtins.list[str]:
         """Forget every key written; describe any survivor."""
@@ -384,6 +508,11 @@ class ProviderDifferential(Differential):
             if rows:
                 left.append(f"{len(rows)} entries survived in {namespace!r}")
         return left
+
+
+def _rarely(values: st.SearchStrategy[T]) -> st.SearchStrategy[T | None]:
+    """`None` three times in four: a filter that is mostly off still finds rows."""
+    return st.one_of(st.none(), st.none(), st.none(), values)
 
 
 class ProviderMachine(RuleBasedStateMachine):
@@ -404,7 +533,6 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
     Machine(ProviderDifferential(provider, ReferenceProvider(), retains=True)))`.
     """
     cfg = config if config is not None else ProviderFuzzConfig()
-    maybe_category = st.none() | cfg.categories
     edges = ["unsourced", "malformed", "invalid_namespace"]
     if cfg.portability:
         edges.append("foreign_cursor")
@@ -414,8 +542,9 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         keys: Bundle[str] = Bundle("keys")
         said: Bundle[str] = Bundle("said")
 
-        @initialize(target=spaces,
-                    specs=st.lists(cfg.namespaces, min_size=1, max_size=3, unique=True))
+        @initialize(
+            target=spaces, specs=st.lists(cfg.namespaces, min_size=1, max_size=3, unique=True)
+        )
         def first_spaces(self, specs: list[str]) -> Any:
             return multiple(*specs, *([GLOBAL_NAMESPACE] if cfg.use_global else []))
 
@@ -435,20 +564,48 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         def new_key(self, key: str) -> str:
             return key
 
-        @rule(target=said, spec=spaces, key=keys, content=cfg.contents, category=cfg.categories,
-              session_id=cfg.session_ids, taint=taints())
-        def store(self, spec: str, key: str, content: str, category: MemoryCategory,
-                  session_id: str | None, taint: MemoryTaint) -> str:
+        @rule(
+            target=said,
+            spec=spaces,
+            key=keys,
+            content=cfg.contents,
+            category=cfg.categories,
+            session_id=cfg.session_ids,
+            taint=taints(),
+        )
+        def store(
+            self,
+            spec: str,
+            key: str,
+            content: str,
+            category: MemoryCategory,
+            session_id: str | None,
+            taint: MemoryTaint,
+        ) -> str:
             self.d.store(spec, key, content, category, session_id, taint)
             return content
 
         # The same operation under a second name: hypothesis enables a random subset of
         # rules per example (swarm testing), and a run whose only write rule is off
         # compares empty stores. Two write rules also weigh the draw towards writes.
-        @rule(target=said, spec=spaces, key=keys, content=cfg.contents, category=cfg.categories,
-              session_id=cfg.session_ids, taint=taints())
-        def overwrite(self, spec: str, key: str, content: str, category: MemoryCategory,
-                      session_id: str | None, taint: MemoryTaint) -> str:
+        @rule(
+            target=said,
+            spec=spaces,
+            key=keys,
+            content=cfg.contents,
+            category=cfg.categories,
+            session_id=cfg.session_ids,
+            taint=taints(),
+        )
+        def overwrite(
+            self,
+            spec: str,
+            key: str,
+            content: str,
+            category: MemoryCategory,
+            session_id: str | None,
+            taint: MemoryTaint,
+        ) -> str:
             self.d.store(spec, key, content, category, session_id, taint)
             return content
 
@@ -460,20 +617,37 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         def forget(self, spec: str, key: str) -> None:
             self.d.forget(spec, key)
 
-        @rule(spec=st.none() | spaces, category=maybe_category,
-              session_id=st.none() | cfg.session_ids)
-        def list_entries(self, spec: str | None, category: MemoryCategory | None,
-                         session_id: str | None) -> None:
+        @rule(
+            spec=st.none() | spaces,
+            category=_rarely(cfg.categories),
+            session_id=_rarely(cfg.session_ids),
+        )
+        def list_entries(
+            self, spec: str | None, category: MemoryCategory | None, session_id: str | None
+        ) -> None:
             self.d.list_entries(spec, category, session_id)
 
         @rule()
         def namespaces(self) -> None:
             self.d.namespaces()
 
-        @rule(spec=st.none() | spaces, query=said | cfg.queries, limit=cfg.limits,
-              category=maybe_category, min_score=st.none() | st.sampled_from([0.0, 0.5, 1.0]))
-        def recall(self, spec: str | None, query: str, limit: int,
-                   category: MemoryCategory | None, min_score: float | None) -> None:
+        # Mostly the contents written and no category: those recalls find rows, so a
+        # hit from the wrong namespace (decisions §4.1) can show.
+        @rule(
+            spec=st.none() | spaces,
+            query=st.one_of(said, said, cfg.queries),
+            limit=cfg.limits,
+            category=_rarely(cfg.categories),
+            min_score=st.none() | st.sampled_from([0.0, 0.5, 1.0]),
+        )
+        def recall(
+            self,
+            spec: str | None,
+            query: str,
+            limit: int,
+            category: MemoryCategory | None,
+            min_score: float | None,
+        ) -> None:
             self.d.recall(spec, query, limit, category, min_score)
 
         if cfg.portability:

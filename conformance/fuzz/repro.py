@@ -1,7 +1,7 @@
 """Reproduction files: a shrunk failing program as a standalone pytest regression test.
 
 The file rebuilds the driver (``plugins.registry.resolve_driver(spec, options)``),
-makes a differential with ``<Differential>.replay(driver)`` (which probes retention
+makes a differential with ``<Differential>.for_driver(driver)`` (which probes retention
 as the fuzzer did) and calls the recorded steps in order, checking the invariants
 after each, exactly as the machine did. No hypothesis search runs, so the file
 keeps working across Hypothesis versions and kit changes that would invalidate an
@@ -44,7 +44,8 @@ def driver_spec_of(driver: Any) -> str | None:
         for part in cls.__qualname__.split("."):
             found = getattr(found, part)
         required = [
-            p for p in inspect.signature(cls).parameters.values()
+            p
+            for p in inspect.signature(cls).parameters.values()
             if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         ]
     except (ImportError, AttributeError, TypeError, ValueError):
@@ -77,8 +78,9 @@ def repro_source(
     found = "derandomized" if seed is None else f"seed {seed}"
     # Inside a docstring: backslashes and triple quotes must not end or escape it.
     said = str(failure).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    reason = textwrap.fill(said, width=88, subsequent_indent="    ",
-                           break_long_words=False, break_on_hyphens=False)
+    reason = textwrap.fill(
+        said, width=88, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+    )
     if driver_spec is None:
         build = (
             "    # The fuzzer was handed a driver object it could not name; build it here.\n"
@@ -87,7 +89,8 @@ def repro_source(
     else:
         build = f"    return resolve_driver(DRIVER_SPEC, DRIVER_OPTIONS).make({profile!r})"
     calls = textwrap.indent(body, " " * 8)
-    source = f'''"""Regression test written by the tinymemory-conformance fuzzer ({target_id}, {found}).
+    source = f'''"""Regression test written by the tinymemory-conformance fuzzer
+({target_id}, {found}).
 
     {reason}
 
@@ -98,8 +101,6 @@ It passes once the driver answers as the contract pins.
 
 from __future__ import annotations
 
-from typing import Any
-
 {chr(10).join(IMPORTS)}
 from {module} import {cls}
 from plugins.registry import resolve_driver
@@ -108,13 +109,13 @@ DRIVER_SPEC: str | None = {driver_spec!r}
 DRIVER_OPTIONS: dict[str, str] = {dict(driver_options or {})!r}
 
 
-def build_driver() -> Any:
+def build_driver() -> object:
     """The driver under test."""
 {build}
 
 
 def {name}() -> None:
-    m = {cls}.replay(build_driver())
+    m = {cls}.for_driver(build_driver())
     try:
 {calls}
     finally:
@@ -139,8 +140,15 @@ def write_repro(
     driver_options: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the regression test into `directory` (created if missing); its path."""
-    name, source = repro_source(target_id, profile, steps, failure, seed=seed,
-                                driver_spec=driver_spec, driver_options=driver_options)
+    name, source = repro_source(
+        target_id,
+        profile,
+        steps,
+        failure,
+        seed=seed,
+        driver_spec=driver_spec,
+        driver_options=driver_options,
+    )
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.py"
     path.write_text(source, encoding="utf-8")

@@ -13,12 +13,13 @@ On failure it raises ``FuzzFailure`` carrying the shrunk program, and, when
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from hypothesis import HealthCheck, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
@@ -31,13 +32,14 @@ from conformance.checks.outcome import ConformanceFailure
 from conformance.checks.provider_support import provider_retains_writes
 from conformance.driver import Profile
 from conformance.fuzz.config import EngineFuzzConfig, ProviderFuzzConfig
-from conformance.fuzz.differential import FuzzStats
+from conformance.fuzz.differential import Differential, FuzzStats
 from conformance.fuzz.engine_machine import (
     ENGINE_TARGET,
     EngineDifferential,
     engine_oracle,
     engine_state_machine,
 )
+from conformance.fuzz.minimise import minimise
 from conformance.fuzz.provider_machine import (
     PROVIDER_TARGET,
     ProviderDifferential,
@@ -49,6 +51,7 @@ from conformance.fuzz.steps import FailureSink, program
 
 __all__ = [
     "DEFAULT_EXAMPLES",
+    "DEFAULT_SHRINK_SECONDS",
     "DEFAULT_STEPS",
     "FUZZ_TARGETS",
     "FuzzFailure",
@@ -56,6 +59,7 @@ __all__ = [
     "FuzzTarget",
     "fuzz_settings",
     "run_fuzz",
+    "shrink_budget",
 ]
 
 DEFAULT_EXAMPLES: Final = 100
@@ -63,6 +67,32 @@ DEFAULT_EXAMPLES: Final = 100
 
 DEFAULT_STEPS: Final = 30
 """Most steps of one program."""
+
+DEFAULT_SHRINK_SECONDS: Final = 20.0
+"""How long each of the two shrinking phases (hypothesis's, then the kit's replay of the
+log) may take before the smallest program so far is reported."""
+
+
+@contextlib.contextmanager
+def shrink_budget(seconds: float) -> Iterator[None]:
+    """Cap how long hypothesis shrinks a failure, for the duration of the block.
+
+    Hypothesis finds a failing program in well under a second here, then may shrink it
+    for minutes (its own cap is 300 s); the cap is a module constant of its engine, read
+    when a run starts. Left alone if a future hypothesis renames it.
+    """
+    from hypothesis.internal.conjecture import engine
+
+    name = "MAX_SHRINKING_SECONDS"
+    if not hasattr(engine, name):
+        yield
+        return
+    saved = getattr(engine, name)
+    setattr(engine, name, seconds)
+    try:
+        yield
+    finally:
+        setattr(engine, name, saved)
 
 
 @dataclass(frozen=True)
@@ -77,12 +107,14 @@ class FuzzTarget:
 
 FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
     ENGINE_TARGET: FuzzTarget(
-        ENGINE_TARGET, "engine",
+        ENGINE_TARGET,
+        "engine",
         "Random operation sequences agree with the reference engine",
         "contract-reference B2, B6-B8; decisions §4.2, §4.8, §4.9",
     ),
     PROVIDER_TARGET: FuzzTarget(
-        PROVIDER_TARGET, "provider",
+        PROVIDER_TARGET,
+        "provider",
         "Random operation sequences agree with the reference provider",
         "contract-reference A1, A4, A6, A7; decisions §4.1, §4.8, §4.9",
     ),
@@ -173,11 +205,15 @@ def run_fuzz(
     driver_spec: str | None = None,
     driver_options: dict[str, str] | None = None,
     steps: int | None = None,
+    shrink_seconds: float | None = None,
     config: EngineFuzzConfig | ProviderFuzzConfig | None = None,
     oracle_factory: Callable[[], Any] | None = None,
 ) -> FuzzReport:
     """Fuzz `driver_object` (sync or async) with the target's machine; the report, or
     `FuzzFailure` (with the shrunk program, and a regression test in `repro_dir`).
+
+    `steps` caps the steps of one program (default 30); `shrink_seconds` how long a
+    failure is shrunk (default 30 s).
 
     `driver_spec`/`driver_options` name how the regression test rebuilds the driver
     (`plugins.registry.resolve_driver`); without them it is named by its class when that
@@ -198,65 +234,104 @@ def run_fuzz(
     retains = _retains(target.profile, driver, target_id)
     if not retains:
         make_oracle: Callable[[], Any] = lambda: (  # noqa: E731
-            engine_oracle(False) if target.profile == "engine" else provider_oracle(False))
+            engine_oracle(False) if target.profile == "engine" else provider_oracle(False)
+        )
         oracle_name = "empty"
     elif oracle_factory is not None:
         make_oracle, oracle_name = oracle_factory, "custom"
     else:
         make_oracle = lambda: (  # noqa: E731
-            engine_oracle(True) if target.profile == "engine" else provider_oracle(True))
+            engine_oracle(True) if target.profile == "engine" else provider_oracle(True)
+        )
         oracle_name = "reference"
-    report = FuzzReport(target_id=target_id, seed=chosen, derandomized=chosen is None,
-                        examples=count, steps_per_example=length, oracle=oracle_name)
-    print(f"[tinymemory fuzz] {target_id}: "
-          f"{'derandomized' if chosen is None else f'seed {chosen}'}, "
-          f"{count} examples x {length} steps, oracle {oracle_name}")
+    report = FuzzReport(
+        target_id=target_id,
+        seed=chosen,
+        derandomized=chosen is None,
+        examples=count,
+        steps_per_example=length,
+        oracle=oracle_name,
+    )
+    print(
+        f"[tinymemory fuzz] {target_id}: "
+        f"{'derandomized' if chosen is None else f'seed {chosen}'}, "
+        f"{count} examples x {length} steps, oracle {oracle_name}"
+    )
     sink = FailureSink()
     stats = FuzzStats()
-    factory = _factory(target.profile, driver, make_oracle, retains, config, sink, stats)
+    make, machine = _differentials(target.profile, driver, make_oracle, retains, config)
+
+    def factory() -> Any:
+        return machine(make(sink, stats))
+
     if chosen is not None:
         factory = hypothesis_seed(chosen)(factory)
+    budget = DEFAULT_SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
     started = time.perf_counter()
     try:
-        run_state_machine_as_test(factory, settings=fuzz_settings(count, length, derandomize))
+        with shrink_budget(budget):
+            # Any callable returning a machine will do, as hypothesis documents; its stub
+            # asks for a class.
+            run_state_machine_as_test(
+                cast(Any, factory), settings=fuzz_settings(count, length, derandomize)
+            )
     except Exception as exc:
-        report.duration = time.perf_counter() - started
         report.runs, report.steps, report.passed = stats.examples, stats.steps, False
-        raise _failure(target, report, sink, exc, repro_dir,
-                       driver_spec or driver_spec_of(driver_object), driver_options) from exc
+        failure = _failure(
+            target,
+            report,
+            sink,
+            exc,
+            lambda: make(None, None),
+            budget,
+            repro_dir,
+            driver_spec or driver_spec_of(driver_object),
+            driver_options,
+        )
+        report.duration = time.perf_counter() - started
+        raise failure from exc
     report.duration = time.perf_counter() - started
     report.runs, report.steps = stats.examples, stats.steps
     return report
 
 
-def _factory(
+def _differentials(
     profile: Profile,
     driver: Any,
     make_oracle: Callable[[], Any],
     retains: bool,
     config: EngineFuzzConfig | ProviderFuzzConfig | None,
-    sink: FailureSink,
-    stats: FuzzStats,
-) -> Callable[[], Any]:
+) -> tuple[Callable[[FailureSink | None, FuzzStats | None], Differential], type[Any]]:
+    """How to make a fresh differential (with or without a sink), and the machine class."""
     if profile == "engine":
         engine_cfg = config if isinstance(config, EngineFuzzConfig) else EngineFuzzConfig()
-        engine_machine = engine_state_machine(engine_cfg)
 
-        def engine() -> Any:
-            return engine_machine(EngineDifferential(
-                driver, make_oracle(), retains=retains, list_page=engine_cfg.list_page,
-                ctx=CheckContext(ENGINE_TARGET), sink=sink, stats=stats))
+        def engine(sink: FailureSink | None, stats: FuzzStats | None) -> Differential:
+            return EngineDifferential(
+                driver,
+                make_oracle(),
+                retains=retains,
+                list_page=engine_cfg.list_page,
+                ctx=CheckContext(ENGINE_TARGET),
+                sink=sink,
+                stats=stats,
+            )
 
-        return engine
+        return engine, engine_state_machine(engine_cfg)
     provider_cfg = config if isinstance(config, ProviderFuzzConfig) else ProviderFuzzConfig()
-    provider_machine = provider_state_machine(provider_cfg)
 
-    def provider() -> Any:
-        return provider_machine(ProviderDifferential(
-            driver, make_oracle(), retains=retains, export_page=provider_cfg.export_page,
-            ctx=CheckContext(PROVIDER_TARGET), sink=sink, stats=stats))
+    def provider(sink: FailureSink | None, stats: FuzzStats | None) -> Differential:
+        return ProviderDifferential(
+            driver,
+            make_oracle(),
+            retains=retains,
+            export_page=provider_cfg.export_page,
+            ctx=CheckContext(PROVIDER_TARGET),
+            sink=sink,
+            stats=stats,
+        )
 
-    return provider
+    return provider, provider_state_machine(provider_cfg)
 
 
 def _failure(
@@ -264,6 +339,8 @@ def _failure(
     report: FuzzReport,
     sink: FailureSink,
     exc: Exception,
+    make: Callable[[], Differential],
+    budget: float,
     repro_dir: Path | None,
     driver_spec: str | None,
     driver_options: Mapping[str, str] | None,
@@ -271,20 +348,32 @@ def _failure(
     recorded = sink.failure()
     if recorded is None:
         # Hypothesis itself gave up (or the kit broke) before any step failed.
-        failure = ConformanceFailure(target.id, "the fuzz run", "a completed run",
-                                     f"{type(exc).__qualname__}: {exc}")
+        failure = ConformanceFailure(
+            target.id, "the fuzz run", "a completed run", f"{type(exc).__qualname__}: {exc}"
+        )
         steps: list[Any] = []
     else:
         steps, failure = recorded
         if sink.final is None:
             failure = ConformanceFailure(
-                failure.check_id, failure.call, failure.expected,
-                f"{failure.got} (unreliable: the shrunk example did not fail again)")
+                failure.check_id,
+                failure.call,
+                failure.expected,
+                f"{failure.got} (unreliable: the shrunk example did not fail again)",
+            )
+        else:
+            steps, failure = minimise(make, steps, failure, seconds=budget)
     report.failure = str(failure)
     report.program = program(steps)
     if repro_dir is not None and recorded is not None:
         report.repro_path = write_repro(
-            repro_dir, target.id, target.profile, steps, failure, seed=report.seed,
-            driver_spec=driver_spec, driver_options=driver_options,
+            repro_dir,
+            target.id,
+            target.profile,
+            steps,
+            failure,
+            seed=report.seed,
+            driver_spec=driver_spec,
+            driver_options=driver_options,
         )
     return FuzzFailure(failure, report)

@@ -93,7 +93,7 @@ def _model(value: BaseModel) -> str:
     data = value.model_dump(mode="python", by_alias=True, exclude_defaults=True)
     cls = type(value)
     if cls.__name__ in _ITEM_TYPES:
-        data = {"type": value.type, **data}
+        data = {"type": vars(value)["type"], **data}
         return f"ce.parse_item({literal(data)})"
     return f"{_module_alias(cls)}.{cls.__name__}.model_validate({literal(data)})"
 

@@ -130,8 +130,9 @@ def texts(
 ) -> st.SearchStrategy[str]:
     """Text of `min_size..=max_size` characters from `alphabet` (default: any Unicode
     scalar value). Pass a string of allowed characters, or a `characters(...)` strategy."""
-    return st.text(alphabet=_UNICODE if alphabet is None else alphabet,
-                   min_size=min_size, max_size=max_size)
+    return st.text(
+        alphabet=_UNICODE if alphabet is None else alphabet, min_size=min_size, max_size=max_size
+    )
 
 
 def non_blank_texts(
@@ -180,9 +181,7 @@ def engine_namespaces(
     return st.lists(segments(kinds=kinds, ids=ids), max_size=max_depth).map(Namespace)
 
 
-def reaches(
-    *, namespaces: st.SearchStrategy[Namespace] | None = None
-) -> st.SearchStrategy[Reach]:
+def reaches(*, namespaces: st.SearchStrategy[Namespace] | None = None) -> st.SearchStrategy[Reach]:
     """Reaches at nodes from `namespaces`, with every inherit/descendants combination."""
     return st.builds(
         Reach,
@@ -202,8 +201,21 @@ _MOMENTS: Final = st.datetimes(
 )
 
 
-_META_FIELDS: Final = ("folder", "file_path", "language", "repo", "commit", "url", "thread_id",
-                       "turns", "agent_id", "tool_call", "source_id", "observed_at", "derive")
+_META_FIELDS: Final = (
+    "folder",
+    "file_path",
+    "language",
+    "repo",
+    "commit",
+    "url",
+    "thread_id",
+    "turns",
+    "agent_id",
+    "tool_call",
+    "source_id",
+    "observed_at",
+    "derive",
+)
 
 
 def metas(
@@ -230,28 +242,32 @@ def metas(
     value = values if values is not None else texts(max_size=20)
     moment = moments if moments is not None else _MOMENTS
     node = engine_namespaces() if namespaces is None else namespaces
-    tag = value if tags is None else tags
     space = st.none() if workspace is None else workspace
+    # Built once, outside `build`: a strategy made afresh on every draw is validated
+    # afresh too, which made drawing metadata several times slower.
+    tag_lists = st.lists(value if tags is None else tags, max_size=max_tags, unique=True)
+    names = st.lists(st.sampled_from(_META_FIELDS), max_size=max_fields, unique=True)
+    small = st.integers(0, 3)
+    maybe = st.none() | value
+    kinds = st.sampled_from(list(sources))
 
     @st.composite
     def build(draw: st.DrawFn) -> MemoryMeta:
         fields: dict[str, object] = {
             "namespace": draw(node),
             "workspace": draw(space),
-            "tags": draw(st.lists(tag, max_size=max_tags, unique=True)),
+            "tags": draw(tag_lists),
         }
         source_id: str | None = None
-        for name in draw(st.lists(st.sampled_from(_META_FIELDS), max_size=max_fields,
-                                  unique=True)):
+        for name in draw(names):
             if name == "folder":
                 fields[name] = "/" + draw(value)
             elif name == "file_path":
                 fields[name] = "/" + draw(value) + "/file"
             elif name == "turns":
-                fields[name] = TurnRange(first=draw(st.integers(0, 3)),
-                                         last=draw(st.integers(0, 3)))
+                fields[name] = TurnRange(first=draw(small), last=draw(small))
             elif name == "tool_call":
-                fields[name] = ToolCallRef(name=draw(value), id=draw(st.none() | value))
+                fields[name] = ToolCallRef(name=draw(value), id=draw(maybe))
             elif name == "source_id":
                 source_id = draw(value)
             elif name == "observed_at":
@@ -260,7 +276,7 @@ def metas(
                 fields[name] = draw(st.booleans())
             else:
                 fields[name] = draw(value)
-        fields["source"] = SourceRef(kind=draw(st.sampled_from(list(sources))), id=source_id)
+        fields["source"] = SourceRef(kind=draw(kinds), id=source_id)
         return MemoryMeta.model_validate(fields)
 
     return build()
@@ -275,7 +291,7 @@ def documents(
     """Valid text documents (`text` must not be blank), with optional title and MIME type."""
     return st.builds(
         Document,
-        title=titles if titles is not None else st.none() | texts(max_size=20),
+        title=titles if titles is not None else st.none() | texts(max_size=12),
         body=st.builds(DocumentBody, text=non_blank_texts() if text is None else text),
         mime=st.none() | st.sampled_from(["text/plain", "text/markdown"]),
         meta=metas() if meta is None else meta,
@@ -295,13 +311,18 @@ def conversations(
         text=non_blank_texts() if text is None else text,
         at=st.none() | _MOMENTS,
         tool_calls=st.lists(
-            st.builds(ToolCallRef, name=st.sampled_from(["search", "read"]),
-                      id=st.none() | st.just("call-1")),
+            st.builds(
+                ToolCallRef,
+                name=st.sampled_from(["search", "read"]),
+                id=st.none() | st.just("call-1"),
+            ),
             max_size=2,
         ),
     )
     return st.builds(
-        Conversation, turns=st.lists(turn, min_size=1, max_size=max_turns), meta=metas() if meta is None else meta
+        Conversation,
+        turns=st.lists(turn, min_size=1, max_size=max_turns),
+        meta=metas() if meta is None else meta,
     )
 
 
@@ -316,7 +337,7 @@ def learnings(
         text=non_blank_texts() if text is None else text,
         learning_kind=st.sampled_from(list(LearningKind)),
         confidence=confidences(),
-        evidence=st.none() | texts(max_size=20),
+        evidence=st.none() | texts(max_size=12),
         meta=metas() if meta is None else meta,
     )
 
@@ -328,7 +349,7 @@ def engine_items(
     kinds: Sequence[ItemKind] = tuple(ItemKind),
 ) -> st.SearchStrategy[StoreItem]:
     """Valid items of the given kinds; `text` feeds bodies, turns and learning texts."""
-    makers = {
+    makers: dict[ItemKind, st.SearchStrategy[StoreItem]] = {
         ItemKind.DOCUMENT: documents(text=text, meta=meta),
         ItemKind.CONVERSATION: conversations(text=text, meta=meta),
         ItemKind.LEARNING: learnings(text=text, meta=meta),
@@ -347,17 +368,29 @@ def invalid_engine_items(
     blank = st.sampled_from(["", " ", "\t\n", "\u3000"])
     return st.one_of(
         st.builds(Document, body=st.builds(DocumentBody, text=blank), meta=made),
-        st.builds(Document, body=st.just(DocumentBody(uri="https://example.test/doc")),
-                  meta=made),
+        st.builds(Document, body=st.just(DocumentBody(uri="https://example.test/doc")), meta=made),
         st.builds(Conversation, turns=st.just([]), meta=made),
-        st.builds(Conversation, turns=st.lists(st.builds(Turn, role=st.just(Role.USER),
-                                                         text=blank), min_size=1, max_size=2),
-                  meta=made),
-        st.builds(Learning, text=blank, learning_kind=st.just(LearningKind.FACT),
-                  confidence=st.just(0.5), meta=made),
-        st.builds(Learning, text=st.just("out of range"), learning_kind=st.just(LearningKind.FACT),
-                  confidence=st.sampled_from([1.5, -0.1, float("nan"), float("inf")]),
-                  meta=made),
+        st.builds(
+            Conversation,
+            turns=st.lists(
+                st.builds(Turn, role=st.just(Role.USER), text=blank), min_size=1, max_size=2
+            ),
+            meta=made,
+        ),
+        st.builds(
+            Learning,
+            text=blank,
+            learning_kind=st.just(LearningKind.FACT),
+            confidence=st.just(0.5),
+            meta=made,
+        ),
+        st.builds(
+            Learning,
+            text=st.just("out of range"),
+            learning_kind=st.just(LearningKind.FACT),
+            confidence=st.sampled_from([1.5, -0.1, float("nan"), float("inf")]),
+            meta=made,
+        ),
     )
 
 
@@ -375,31 +408,47 @@ def meta_filters(
     moment = moments if moments is not None else _MOMENTS
     reach = reaches if reaches is not None else st.none()
     field = st.sampled_from(
-        ["folder", "language", "repo", "thread_id", "agent_id", "tool_call", "source_id",
-         "kinds", "sources", "tags_any", "window", "turns"]
+        [
+            "folder",
+            "language",
+            "repo",
+            "thread_id",
+            "agent_id",
+            "tool_call",
+            "source_id",
+            "kinds",
+            "sources",
+            "tags_any",
+            "window",
+            "turns",
+        ]
     )
+
+    # Built once, outside `build` (see `metas`).
+    names = st.lists(field, max_size=2, unique=True)
+    item_kinds = st.lists(st.sampled_from(list(ItemKind)), min_size=1, max_size=2, unique=True)
+    source_kinds = st.lists(st.sampled_from(list(SourceKind)), min_size=1, max_size=2, unique=True)
+    tag_lists = st.lists(tags if tags is not None else value, min_size=1, max_size=2, unique=True)
+    bound = st.none() | moment
+    small = st.integers(0, 3)
 
     @st.composite
     def build(draw: st.DrawFn) -> MetaFilter:
         fields: dict[str, object] = {"reach": draw(reach)}
-        for name in draw(st.lists(field, max_size=2, unique=True)):
+        for name in draw(names):
             if name == "folder":
                 fields["folder"] = "/" + draw(value)
             elif name == "kinds":
-                fields["kinds"] = draw(st.lists(st.sampled_from(list(ItemKind)), min_size=1,
-                                                max_size=2, unique=True))
+                fields["kinds"] = draw(item_kinds)
             elif name == "sources":
-                fields["sources"] = draw(st.lists(st.sampled_from(list(SourceKind)), min_size=1,
-                                                  max_size=2, unique=True))
+                fields["sources"] = draw(source_kinds)
             elif name == "tags_any":
-                fields["tags_any"] = draw(st.lists(tags if tags is not None else value,
-                                                   min_size=1, max_size=2, unique=True))
+                fields["tags_any"] = draw(tag_lists)
             elif name == "window":
-                fields["observed_after"] = draw(st.none() | moment)
-                fields["observed_before"] = draw(st.none() | moment)
+                fields["observed_after"] = draw(bound)
+                fields["observed_before"] = draw(bound)
             elif name == "turns":
-                fields["turns"] = TurnRange(first=draw(st.integers(0, 3)),
-                                            last=draw(st.integers(0, 3)))
+                fields["turns"] = TurnRange(first=draw(small), last=draw(small))
             else:
                 fields[name] = draw(value)
         return MetaFilter.model_validate(fields)
@@ -443,11 +492,14 @@ def invalid_engine_requests(
         st.just(EngineRequest("recall", RecallRequest(question="alpha", limit=0))),
         st.just(EngineRequest("forget", ForgetIds(ids=[]))),
         st.just(EngineRequest("get", GetRequest(ids=[]))),
-        st.just(EngineRequest("get", GetRequest(ids=[f"{ghost}-{n}" for n in range(MAX_GET_IDS + 1)]))),
+        st.just(
+            EngineRequest("get", GetRequest(ids=[f"{ghost}-{n}" for n in range(MAX_GET_IDS + 1)]))
+        ),
         st.builds(lambda b: EngineRequest("get", GetRequest(ids=[f"{ghost}-0", b])), blank),
         st.builds(
             lambda facet, limit: EngineRequest("explore", ExploreRequest(facet=facet, limit=limit)),
-            facets(), st.sampled_from([0, MAX_BUCKETS + 1]),
+            facets(),
+            st.sampled_from([0, MAX_BUCKETS + 1]),
         ),
         st.builds(
             lambda scan: EngineRequest(
@@ -459,12 +511,20 @@ def invalid_engine_requests(
     if modes:
         mode = st.sampled_from(list(modes))
         options += [
-            st.builds(lambda m, q: EngineRequest("fetch", FetchRequest(query=q, mode=m, limit=3)),
-                      mode, blank),
-            st.builds(lambda m: EngineRequest("fetch", FetchRequest(query="alpha", mode=m,
-                                                                   limit=0)), mode),
-            st.builds(lambda m: EngineRequest("fetch", FetchRequest(
-                query="alpha", mode=m, limit=3, cursor=BAD_CURSOR)), mode),
+            st.builds(
+                lambda m, q: EngineRequest("fetch", FetchRequest(query=q, mode=m, limit=3)),
+                mode,
+                blank,
+            ),
+            st.builds(
+                lambda m: EngineRequest("fetch", FetchRequest(query="alpha", mode=m, limit=0)), mode
+            ),
+            st.builds(
+                lambda m: EngineRequest(
+                    "fetch", FetchRequest(query="alpha", mode=m, limit=3, cursor=BAD_CURSOR)
+                ),
+                mode,
+            ),
         ]
     return st.one_of(options)
 
@@ -492,8 +552,11 @@ def provider_keys(
 
 
 def provider_contents(
-    *, alphabet: str | st.SearchStrategy[str] | None = None, min_size: int = 0,
-    max_size: int = 40, words: bool = True,
+    *,
+    alphabet: str | st.SearchStrategy[str] | None = None,
+    min_size: int = 0,
+    max_size: int = 40,
+    words: bool = True,
 ) -> st.SearchStrategy[str]:
     """Entry contents: any Unicode text of `min_size..=max_size` by default, mixed with
     `word_texts()` (unless `words=False`) so recall queries find something."""
@@ -508,8 +571,11 @@ def section_prefixes(
     options: list[st.SearchStrategy[str]] = []
     if known:
         options.append(st.sampled_from([section.prefix for section in MemorySection.known()]))
-    options.append(custom if custom is not None else st.text(
-        alphabet=string.ascii_lowercase + string.digits + "-", min_size=1, max_size=8))
+    options.append(
+        custom
+        if custom is not None
+        else st.text(alphabet=string.ascii_lowercase + string.digits + "-", min_size=1, max_size=8)
+    )
     return st.one_of(options)
 
 
@@ -558,8 +624,11 @@ def categories(
 ) -> st.SearchStrategy[MemoryCategory]:
     """Core, daily, conversation, and custom categories named from `custom_names`
     (default `[a-z]{0,6}`; the empty name is `custom:`)."""
-    names = custom_names if custom_names is not None else st.text(
-        alphabet=string.ascii_lowercase, max_size=6)
+    names = (
+        custom_names
+        if custom_names is not None
+        else st.text(alphabet=string.ascii_lowercase, max_size=6)
+    )
     return st.sampled_from(
         [MemoryCategory.CORE, MemoryCategory.DAILY, MemoryCategory.CONVERSATION]
     ) | names.map(MemoryCategory.custom)

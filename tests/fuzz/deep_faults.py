@@ -14,9 +14,12 @@ from collections.abc import Sequence
 
 from conformance.engine import ListPage, ListRequest, StoreItem, StoreReceipt
 from conformance.provider import (
+    Backend,
+    Invalid,
     MemoryCategory,
     MemoryEntry,
     MemoryTaint,
+    Namespace,
     NamespaceSummary,
     OwnedRecallOpts,
     SourceScope,
@@ -40,8 +43,9 @@ class StoreManyNeverReplays(ReferenceEngine):
     """`store_many` reports every item as new, even one already held."""
 
     def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
-        return [receipt.model_copy(update={"replayed": False})
-                for receipt in super().store_many(items)]
+        return [
+            receipt.model_copy(update={"replayed": False}) for receipt in super().store_many(items)
+        ]
 
 
 class ThirdWriteDuplicates(ReferenceProvider):
@@ -52,8 +56,15 @@ class ThirdWriteDuplicates(ReferenceProvider):
         self._writes: Counter[tuple[str, str]] = Counter()
         self._stale: dict[tuple[str, str], MemoryEntry] = {}
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         self._writes[namespace, key] += 1
         old = self.get(namespace, key)
         if self._writes[namespace, key] == 3 and old is not None:
@@ -64,11 +75,13 @@ class ThirdWriteDuplicates(ReferenceProvider):
         self._stale.pop((namespace, key), None)
         return super().forget(namespace, key)
 
-    def list(self, namespace: str | None, category: MemoryCategory | None,
-             session_id: str | None) -> builtins.list[MemoryEntry]:
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
         rows = super().list(namespace, category, session_id)
         stale = [
-            row for (ns, _), row in self._stale.items()
+            row
+            for (ns, _), row in self._stale.items()
             if (namespace is None or ns == namespace)
             and (category is None or row.category == category)
             and (session_id is None or row.session_id == session_id)
@@ -103,8 +116,15 @@ class ForgetLeavesGhostInListAll(ReferenceProvider):
         super().__init__()
         self._ghosts: dict[tuple[str, str], MemoryEntry] = {}
 
-    def store(self, namespace: str, key: str, content: str, category: MemoryCategory,
-              session_id: str | None, taint: MemoryTaint) -> None:
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
         self._ghosts.pop((namespace, key), None)
         super().store(namespace, key, content, category, session_id, taint)
 
@@ -114,13 +134,15 @@ class ForgetLeavesGhostInListAll(ReferenceProvider):
             self._ghosts[namespace, key] = old
         return super().forget(namespace, key)
 
-    def list(self, namespace: str | None, category: MemoryCategory | None,
-             session_id: str | None) -> builtins.list[MemoryEntry]:
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
         rows = super().list(namespace, category, session_id)
         if namespace is not None:
             return rows
         return rows + [
-            row for row in self._ghosts.values()
+            row
+            for row in self._ghosts.values()
             if (category is None or row.category == category)
             and (session_id is None or row.session_id == session_id)
         ]
@@ -130,8 +152,9 @@ class RecallSearchesEverywhere(ReferenceProvider):
     """Recall with no namespace searches every namespace instead of `global` only (the
     divergence of the Rust reference driver that decisions §4.1 pins against)."""
 
-    def recall(self, query: str, limit: int, opts: OwnedRecallOpts,
-               scope: SourceScope | None) -> builtins.list[MemoryEntry]:
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
         if opts.namespace is not None:
             return super().recall(query, limit, opts, scope)
         hits: builtins.list[MemoryEntry] = []
@@ -142,5 +165,46 @@ class RecallSearchesEverywhere(ReferenceProvider):
 
 
 ENGINE_FAULTS = (CursorSkipsPastFirstPage, StoreManyNeverReplays)
-PROVIDER_FAULTS = (ThirdWriteDuplicates, NamespaceCountDrifts, ForgetLeavesGhostInListAll,
-                   RecallSearchesEverywhere)
+PROVIDER_FAULTS = (
+    ThirdWriteDuplicates,
+    NamespaceCountDrifts,
+    ForgetLeavesGhostInListAll,
+    RecallSearchesEverywhere,
+)
+
+
+class AcceptsMalformedItems(ReferenceEngine):
+    """Stores items without validating them (a blank body, a confidence of 1.5, ...)."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        item_id = item.fingerprint()
+        if any(hit.id == item_id for hit in self.list(ListRequest(limit=10**6)).items):
+            return StoreReceipt(id=item_id, replayed=True)
+        # Validation skipped: a reference with `validate` a no-op for this one item.
+        object.__setattr__(item, "validate", lambda: None)
+        try:
+            return super().store(item)
+        finally:
+            object.__delattr__(item, "validate")
+
+
+class RefusesWithBackend(ReferenceProvider):
+    """Refuses a namespace breaking the naming rules, but with `Backend`, not `Invalid`."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        try:
+            Namespace.validate_name(namespace)
+        except Invalid as error:
+            raise Backend(f"the database refused the row: {error.message}") from None
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+SHALLOW_FAULTS = (AcceptsMalformedItems, RefusesWithBackend)

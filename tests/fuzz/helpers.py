@@ -1,0 +1,117 @@
+"""Drivers and tools the fuzz tests share: an async engine, spies, repro runs."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.engine import (
+    EngineDescriptor,
+    EngineHealth,
+    ExplorePage,
+    ExploreRequest,
+    FetchPage,
+    FetchRequest,
+    ForgetReport,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    ListPage,
+    ListRequest,
+    RecallAnswer,
+    RecallRequest,
+    StoreItem,
+    StoreReceipt,
+)
+from reference_driver.engine import ReferenceEngine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class AsyncReferenceEngine:
+    """The reference engine behind `async def` methods; `descriptor` stays synchronous."""
+
+    def __init__(self) -> None:
+        self.inner = ReferenceEngine()
+
+    def descriptor(self) -> EngineDescriptor:
+        return self.inner.descriptor()
+
+    async def health(self) -> EngineHealth:
+        return self.inner.health()
+
+    async def store(self, item: StoreItem) -> StoreReceipt:
+        return self.inner.store(item)
+
+    async def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
+        return self.inner.store_many(items)
+
+    async def fetch(self, req: FetchRequest) -> FetchPage:
+        return self.inner.fetch(req)
+
+    async def recall(self, req: RecallRequest) -> RecallAnswer:
+        return self.inner.recall(req)
+
+    async def list(self, req: ListRequest) -> ListPage:
+        return self.inner.list(req)
+
+    async def forget(self, target: ForgetTarget) -> ForgetReport:
+        return self.inner.forget(target)
+
+    async def explore(self, req: ExploreRequest) -> ExplorePage:
+        return self.inner.explore(req)
+
+    async def get(self, req: GetRequest) -> builtins.list[Hit]:
+        return self.inner.get(req)
+
+
+def with_driver(repro: Path, spec: str, into: Path) -> Path:
+    """A copy of the reproduction file `repro` (in `into`) that rebuilds driver `spec`."""
+    text = repro.read_text(encoding="utf-8")
+    swapped, count = re.subn(
+        r"(?m)^DRIVER_SPEC: str \| None = .*$", f"DRIVER_SPEC: str | None = {spec!r}", text
+    )
+    assert count == 1, "the reproduction file names its driver once"
+    copy = into / f"{repro.stem}_{re.sub(r'[^A-Za-z0-9]', '_', spec)}.py"
+    copy.write_text(swapped, encoding="utf-8")
+    return copy
+
+
+def run_pytest(paths: Sequence[Path], cwd: Path) -> tuple[dict[str, str], str]:
+    """Run pytest alone on `paths` in a subprocess; each test's outcome by file stem, and
+    the whole output."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTEST_ADDOPTS", None)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-q",
+            "-rA",
+            "--tb=short",
+            *map(str, paths),
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    outcomes: dict[str, str] = {}
+    for line in output.splitlines():
+        found = re.match(r"^(PASSED|FAILED|ERROR) (\S+?)\.py::", line)
+        if found:
+            outcomes[Path(found.group(2)).name] = found.group(1)
+    return outcomes, output

@@ -1,0 +1,45 @@
+"""A store with a constraint fails the default fuzz run and passes once the strategy that
+breaks it is narrowed, rather than being waived."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from conformance.fuzz import PROVIDER_TARGET, FuzzFailure, ProviderFuzzConfig, run_fuzz
+from conformance.fuzz.strategies import provider_keys
+from conformance.provider import MemoryCategory, MemoryEntry, MemoryTaint
+from reference_driver.provider import ReferenceProvider
+
+
+class FoldsKeys(ReferenceProvider):
+    """Keys are case-insensitive: stored and read back in lower case."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(namespace, key.lower(), content, category, session_id, taint)
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        return super().get(namespace, key.lower())
+
+    def forget(self, namespace: str, key: str) -> bool:
+        return super().forget(namespace, key.lower())
+
+
+def test_case_folding_is_found_with_the_default_keys() -> None:
+    with pytest.raises(FuzzFailure):
+        run_fuzz(PROVIDER_TARGET, FoldsKeys(), seed=7, shrink_seconds=0.5)
+
+
+def test_lower_case_keys_let_the_store_pass() -> None:
+    narrow = ProviderFuzzConfig(keys=provider_keys(alphabet=string.ascii_lowercase + "-"))
+    report = run_fuzz(PROVIDER_TARGET, FoldsKeys(), seed=7, examples=50, config=narrow)
+    assert report.passed
