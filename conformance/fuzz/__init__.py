@@ -5,12 +5,13 @@
 - ``config``: what the machines draw from (``EngineFuzzConfig``, ``ProviderFuzzConfig``);
 - ``engine_machine`` / ``provider_machine``: the differentials (plain classes, one
   method per step) and the hypothesis state machines that drive them;
-- ``steps`` and ``repro``: the step log and the regression tests written from it;
+- ``steps``, ``minimise`` and ``repro``: the step log, its shrinking by replay, and
+  the regression tests written from it;
 - ``runner``: ``run_fuzz``, ``FUZZ_TARGETS``, ``FuzzReport``, ``FuzzFailure``.
 """
 
 from conformance.fuzz.config import ROOT_PLACEHOLDER, EngineFuzzConfig, ProviderFuzzConfig
-from conformance.fuzz.differential import Differential, FuzzStats
+from conformance.fuzz.differential import Differential, FuzzConfigError, FuzzStats
 from conformance.fuzz.engine_machine import (
     ENGINE_TARGET,
     EngineDifferential,
@@ -18,6 +19,7 @@ from conformance.fuzz.engine_machine import (
     engine_oracle,
     engine_state_machine,
 )
+from conformance.fuzz.minimise import minimise, replay_steps
 from conformance.fuzz.provider_machine import (
     PROVIDER_TARGET,
     ProviderDifferential,
@@ -28,6 +30,7 @@ from conformance.fuzz.provider_machine import (
 from conformance.fuzz.repro import driver_spec_of, repro_source, write_repro
 from conformance.fuzz.runner import (
     DEFAULT_EXAMPLES,
+    DEFAULT_SHRINK_SECONDS,
     DEFAULT_STEPS,
     FUZZ_TARGETS,
     FuzzFailure,
@@ -35,11 +38,13 @@ from conformance.fuzz.runner import (
     FuzzTarget,
     fuzz_settings,
     run_fuzz,
+    shrink_budget,
 )
 from conformance.fuzz.steps import FailureSink, Step
 
 __all__ = [
     "DEFAULT_EXAMPLES",
+    "DEFAULT_SHRINK_SECONDS",
     "DEFAULT_STEPS",
     "ENGINE_TARGET",
     "FUZZ_TARGETS",
@@ -50,6 +55,7 @@ __all__ = [
     "EngineFuzzConfig",
     "EngineMachine",
     "FailureSink",
+    "FuzzConfigError",
     "FuzzFailure",
     "FuzzReport",
     "FuzzStats",
@@ -62,9 +68,12 @@ __all__ = [
     "engine_oracle",
     "engine_state_machine",
     "fuzz_settings",
+    "minimise",
     "provider_oracle",
     "provider_state_machine",
+    "replay_steps",
     "repro_source",
     "run_fuzz",
+    "shrink_budget",
     "write_repro",
 ]

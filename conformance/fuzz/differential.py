@@ -21,7 +21,7 @@ from conformance.checks.context import CheckContext, describe
 from conformance.checks.outcome import ConformanceFailure, DriverRaised
 from conformance.fuzz.steps import FailureSink, Step
 
-__all__ = ["Differential", "FuzzStats", "operation"]
+__all__ = ["Differential", "FuzzConfigError", "FuzzStats", "operation"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,6 +29,11 @@ D = TypeVar("D", bound="Differential")
 
 _RETRIES = 3
 _BACKOFF = 0.05
+
+
+class FuzzConfigError(ValueError):
+    """A fuzz configuration the kit cannot run safely (a namespace spec outside the run
+    root, say): the caller's mistake, never reported as the driver's."""
 
 
 @dataclass
@@ -102,6 +107,8 @@ class Differential:
         """
         try:
             return body()
+        except FuzzConfigError:
+            raise
         except ConformanceFailure as failure:
             self._record(failure)
             raise

@@ -202,23 +202,22 @@ class EngineDifferential(Differential):
     ) -> tuple[builtins.list[str], builtins.list[str]]:
         """The ids to send the driver and the oracle for `handles`, then `ghosts` unknown ids.
 
-        A held item goes by its ids on both sides. A forgotten one goes to the oracle as an
-        unknown id and to the driver as its old id, unless the driver has since given that
-        id to an item it holds.
+        A held item goes by its ids on both sides; anything else as an id no one issued.
+        Never the old id of a forgotten item: an engine may give it to another writer's
+        item, which a forget must not touch and a read must not be blamed for finding.
         """
         to_driver: builtins.list[str] = []
         to_oracle: builtins.list[str] = []
         for handle in dict.fromkeys(handles):
             fp = self.fps[handle]
-            old = self.driver_id.get(fp)
-            if fp in self.expected and old is not None:
-                to_driver.append(old)
+            held = self.driver_id.get(fp) if fp in self.expected else None
+            if held is not None:
+                to_driver.append(held)
                 to_oracle.append(fp)
-                continue
-            ghost = self._ghost()
-            reused = old is not None and self.fp_by_driver_id.get(old) in self.expected
-            to_driver.append(old if old is not None and not reused else ghost)
-            to_oracle.append(ghost)
+            else:
+                ghost = self._ghost()
+                to_driver.append(ghost)
+                to_oracle.append(ghost)
         for _ in range(ghosts):
             ghost = self._ghost()
             to_driver.append(ghost)

@@ -34,7 +34,7 @@ from conformance.bridge import as_sync
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import provider_retains_writes
 from conformance.fuzz.config import ROOT_PLACEHOLDER, ProviderFuzzConfig
-from conformance.fuzz.differential import Differential, FuzzStats, operation
+from conformance.fuzz.differential import Differential, FuzzConfigError, FuzzStats, operation
 from conformance.fuzz.steps import FailureSink
 from conformance.fuzz.strategies import BAD_CURSOR, taints
 from conformance.provider import (
@@ -133,7 +133,12 @@ class ProviderDifferential(Differential):
     # -- names ----------------------------------------------------------------------
 
     def namespace(self, spec: str) -> str:
-        """The namespace a spec names."""
+        """The namespace a spec names; a spec must hold the root placeholder (or be
+        `global`, or empty), so that no write leaves the run root."""
+        if ROOT_PLACEHOLDER not in spec and spec not in (GLOBAL_NAMESPACE, ""):
+            raise FuzzConfigError(
+                f"namespace spec {spec!r} does not contain {ROOT_PLACEHOLDER!r}, the run root"
+            )
         return spec.replace(ROOT_PLACEHOLDER, self.root)
 
     def key(self, namespace: str, key: str) -> str:

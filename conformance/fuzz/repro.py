@@ -89,7 +89,8 @@ def repro_source(
     else:
         build = f"    return resolve_driver(DRIVER_SPEC, DRIVER_OPTIONS).make({profile!r})"
     calls = textwrap.indent(body, " " * 8)
-    source = f'''"""Regression test written by the tinymemory-conformance fuzzer
+    source = f'''# ruff: noqa: E501 (the recorded arguments make long lines)
+"""Regression test written by the tinymemory-conformance fuzzer
 ({target_id}, {found}).
 
     {reason}

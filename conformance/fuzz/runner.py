@@ -32,7 +32,7 @@ from conformance.checks.outcome import ConformanceFailure
 from conformance.checks.provider_support import provider_retains_writes
 from conformance.driver import Profile
 from conformance.fuzz.config import EngineFuzzConfig, ProviderFuzzConfig
-from conformance.fuzz.differential import Differential, FuzzStats
+from conformance.fuzz.differential import Differential, FuzzConfigError, FuzzStats
 from conformance.fuzz.engine_machine import (
     ENGINE_TARGET,
     EngineDifferential,
@@ -231,7 +231,26 @@ def run_fuzz(
     chosen = seed
     if chosen is None and not derandomize:
         chosen = random.SystemRandom().getrandbits(32)
-    retains = _retains(target.profile, driver, target_id)
+    try:
+        retains = _retains(target.profile, driver, target_id)
+    except ConformanceFailure as probe:
+        # A probe that errs is a fault of the driver, not "retains nothing".
+        failed = FuzzReport(
+            target_id=target_id,
+            seed=chosen,
+            derandomized=chosen is None,
+            examples=count,
+            steps_per_example=length,
+            oracle="none",
+            passed=False,
+            failure=str(probe),
+        )
+        raise FuzzFailure(
+            ConformanceFailure(
+                target_id, f"retention probe: {probe.call}", probe.expected, probe.got
+            ),
+            failed,
+        ) from probe
     if not retains:
         make_oracle: Callable[[], Any] = lambda: (  # noqa: E731
             engine_oracle(False) if target.profile == "engine" else provider_oracle(False)
@@ -275,6 +294,8 @@ def run_fuzz(
             run_state_machine_as_test(
                 cast(Any, factory), settings=fuzz_settings(count, length, derandomize)
             )
+    except FuzzConfigError:
+        raise
     except Exception as exc:
         report.runs, report.steps, report.passed = stats.examples, stats.steps, False
         failure = _failure(

@@ -11,7 +11,8 @@ Which log is the shrunk one: a failing step hands its log to a ``FailureSink``.
 Hypothesis ends a failing search by running the minimal example once more with
 ``is_final`` set on its build context; the sink keeps the log of that run, and
 falls back to the last failing run's log when there was no final run (an
-unreliable failure).
+unreliable failure). The runner then shrinks that log further by replaying it
+(``conformance.fuzz.minimise``), which needs no drawing and so is fast.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.fuzz import PROVIDER_TARGET, run_fuzz
+from conformance.checks.outcome import ConformanceFailure
+from conformance.fuzz import PROVIDER_TARGET, FuzzFailure, run_fuzz
 from conformance.provider import GLOBAL_NAMESPACE, MemoryCategory, MemoryTaint
 from null_driver.provider import NullProvider
 from reference_driver.provider import ReferenceProvider
 from reference_driver.sqlite.provider import SqliteProvider
+from tests.checks.broken_providers import GetRaises
 from tests.plugins.plugin_drivers import AsyncReference
 
 SEED = 4242
@@ -66,3 +68,11 @@ def test_the_run_leaves_foreign_entries_and_nothing_of_its_own() -> None:
 def test_an_unknown_target_is_refused() -> None:
     with pytest.raises(ValueError, match=r"fuzz\.engine\.differential"):
         run_fuzz("fuzz.nothing", ReferenceProvider())
+
+
+def test_a_probe_that_errs_is_a_fuzz_failure() -> None:
+    with pytest.raises(FuzzFailure) as raised:
+        run_fuzz(PROVIDER_TARGET, GetRaises(), seed=SEED)
+    assert raised.value.check_id == PROVIDER_TARGET
+    assert raised.value.call.startswith("retention probe: ")
+    assert isinstance(raised.value, ConformanceFailure)

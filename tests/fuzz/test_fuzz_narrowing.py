@@ -6,8 +6,15 @@ from __future__ import annotations
 import string
 
 import pytest
+from hypothesis import strategies as st
 
-from conformance.fuzz import PROVIDER_TARGET, FuzzFailure, ProviderFuzzConfig, run_fuzz
+from conformance.fuzz import (
+    PROVIDER_TARGET,
+    FuzzConfigError,
+    FuzzFailure,
+    ProviderFuzzConfig,
+    run_fuzz,
+)
 from conformance.fuzz.strategies import provider_keys
 from conformance.provider import MemoryCategory, MemoryEntry, MemoryTaint
 from reference_driver.provider import ReferenceProvider
@@ -43,3 +50,11 @@ def test_lower_case_keys_let_the_store_pass() -> None:
     narrow = ProviderFuzzConfig(keys=provider_keys(alphabet=string.ascii_lowercase + "-"))
     report = run_fuzz(PROVIDER_TARGET, FoldsKeys(), seed=7, examples=50, config=narrow)
     assert report.passed
+
+
+def test_a_namespace_spec_outside_the_root_is_refused_before_any_write() -> None:
+    provider = ReferenceProvider()
+    stray = ProviderFuzzConfig(namespaces=st.just("learning:somewhere-else"))
+    with pytest.raises(FuzzConfigError, match="run root"):
+        run_fuzz(PROVIDER_TARGET, provider, seed=7, examples=5, config=stray, shrink_seconds=0.2)
+    assert provider.list(None, None, None) == []
