@@ -22,6 +22,14 @@ from conformance.driver import (
 
 if TYPE_CHECKING:
     from conformance.checks import *  # noqa: F403
+    from conformance.fuzz import (
+        FUZZ_TARGETS,
+        EngineFuzzConfig,
+        FuzzFailure,
+        FuzzReport,
+        ProviderFuzzConfig,
+        run_fuzz,
+    )
     from conformance.sections import (
         MAX_SECTION_NAMESPACES,
         AsyncSectionRecall,
@@ -72,6 +80,18 @@ _CHECK_NAMES = frozenset(
 )
 
 
+_FUZZ_NAMES = frozenset(
+    {
+        "FUZZ_TARGETS",
+        "EngineFuzzConfig",
+        "FuzzFailure",
+        "FuzzReport",
+        "ProviderFuzzConfig",
+        "run_fuzz",
+    }
+)
+
+
 def __getattr__(name: str) -> Any:
     # The suites and the Section API load on first use, so that importing the kit (as
     # pytest does for every run once it is installed) stays cheap when no driver is asked.
@@ -79,6 +99,10 @@ def __getattr__(name: str) -> Any:
         import conformance.sections as sections
 
         return getattr(sections, name)
+    if name in _FUZZ_NAMES:
+        import conformance.fuzz as fuzz
+
+        return getattr(fuzz, name)
     if name in _CHECK_NAMES or name.startswith("assert_"):
         import conformance.checks as checks
 
@@ -110,4 +134,5 @@ __all__ = [
     "missing_methods",
     "reject_options",
     *sorted(_CHECK_NAMES),
+    *sorted(_FUZZ_NAMES),
 ]

@@ -88,6 +88,10 @@ class Driver:
     version: str | None = None
     description: str = ""
     options: Mapping[str, str] = field(default_factory=dict)
+    fuzz_configs: Mapping[str, Any] = field(default_factory=dict)
+    """Per profile (`"engine"`, `"provider"`), a `conformance.fuzz` config that narrows
+    what the fuzzer generates to what the store accepts (an `EngineFuzzConfig` or a
+    `ProviderFuzzConfig`); a profile without one is fuzzed with the defaults."""
 
     @property
     def profiles(self) -> frozenset[Profile]:

@@ -112,6 +112,7 @@ class KitRun:
                 repro_dir=s.fuzz_repro_dir,
                 driver_spec=s.driver,
                 driver_options=dict(self.driver.options),
+                config=self.driver.fuzz_configs.get(target.profile),
             )
         except (ConformanceFailure, Inconclusive) as failure:
             # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,

@@ -308,3 +308,56 @@ def test_two_distributions_announcing_one_name_stop_the_run(pytester: pytest.Pyt
     result.stderr.fnmatch_lines(
         ["*two distributions announce a driver named `dup`: acme-memory*zeta-memory*"]
     )
+
+
+def test_fuzz_items_run_with_a_printed_seed(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        "--driver=reference",
+        "--fuzz",
+        "--fuzz-examples=5",
+        "--fuzz-seed=7",
+        "-k",
+        "fuzz",
+        "-q",
+        "--conformance-report=r.json",
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*fuzz.engine.differential: * seed 7, oracle reference*"])
+    by_id = {c.id: c for c in report_of(pytester.path / "r.json").checks}
+    assert by_id["fuzz.provider.differential"].outcome == "passed"
+    assert by_id["fuzz.provider.differential"].calls > 0
+
+
+def test_fuzz_is_derandomised_on_ci(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = pytester.runpytest(
+        "--driver=null", "--profile=provider", "--fuzz", "--fuzz-examples=5", "-k", "fuzz", "-q"
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*derandomized, oracle empty*"])
+
+
+def test_fuzz_failure_names_the_target_and_writes_a_regression_test(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        "--driver=tests.fuzz.deep_faults:ThirdWriteDuplicates",
+        "--fuzz",
+        "--fuzz-seed=1",
+        "--fuzz-repro-dir=repro",
+        "-k",
+        "fuzz",
+        "-q",
+        "--conformance-report=r.json",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED tinymemory/ThirdWriteDuplicates::fuzz.provider.differential*",
+        ]
+    )
+    written = sorted((pytester.path / "repro").glob("test_*.py"))
+    assert len(written) == 1
+    rerun = pytester.runpytest_subprocess(str(written[0]), "-q", "-p", "no:cacheprovider")
+    rerun.assert_outcomes(failed=1)
