@@ -23,12 +23,12 @@ from conformance.driver import (
 if TYPE_CHECKING:
     from conformance.checks import *  # noqa: F403
     from conformance.fuzz import (
-        FUZZ_TARGETS,
-        EngineFuzzConfig,
-        FuzzFailure,
-        FuzzReport,
-        ProviderFuzzConfig,
-        run_fuzz,
+        FUZZ_TARGETS as FUZZ_TARGETS,
+        EngineFuzzConfig as EngineFuzzConfig,
+        FuzzFailure as FuzzFailure,
+        FuzzReport as FuzzReport,
+        ProviderFuzzConfig as ProviderFuzzConfig,
+        run_fuzz as run_fuzz,
     )
     from conformance.sections import (
         MAX_SECTION_NAMESPACES,
