@@ -24,10 +24,20 @@ if TYPE_CHECKING:
     from conformance.checks import *  # noqa: F403
     from conformance.fuzz import (
         FUZZ_TARGETS as FUZZ_TARGETS,
+    )
+    from conformance.fuzz import (
         EngineFuzzConfig as EngineFuzzConfig,
+    )
+    from conformance.fuzz import (
         FuzzFailure as FuzzFailure,
+    )
+    from conformance.fuzz import (
         FuzzReport as FuzzReport,
+    )
+    from conformance.fuzz import (
         ProviderFuzzConfig as ProviderFuzzConfig,
+    )
+    from conformance.fuzz import (
         run_fuzz as run_fuzz,
     )
     from conformance.sections import (
