@@ -1,0 +1,81 @@
+"""At the default budget each fuzzer finds faults that show only after several steps, and
+the regression test it writes fails alone for the same reason (and passes against the
+reference driver)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzFailure, run_fuzz
+from tests.fuzz import deep_faults
+from tests.fuzz.helpers import run_pytest, with_driver
+
+FAULTS: dict[str, list[type]] = {
+    ENGINE_TARGET: [*deep_faults.ENGINE_FAULTS, deep_faults.AcceptsMalformedItems],
+    PROVIDER_TARGET: [*deep_faults.PROVIDER_FAULTS, deep_faults.RefusesWithBackend],
+}
+CASES = [(target, fault) for target, faults in FAULTS.items() for fault in faults]
+SEED = 20261129
+
+Found = Callable[[str], dict[str, FuzzFailure]]
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
+    """Fuzz each faulty driver of a target once at the default budget (shrinking kept
+    short), on first use of that target in this process."""
+    runs: dict[str, dict[str, FuzzFailure]] = {}
+
+    def failures_of(target: str) -> dict[str, FuzzFailure]:
+        if target not in runs:
+            repro_dir = tmp_path_factory.mktemp(f"{target}-repro")
+            runs[target] = {}
+            for fault in FAULTS[target]:
+                spec = f"{fault.__module__}:{fault.__qualname__}"
+                try:
+                    run_fuzz(
+                        target,
+                        fault(),
+                        seed=SEED,
+                        shrink_seconds=1.0,
+                        repro_dir=repro_dir,
+                        driver_spec=spec,
+                    )
+                except FuzzFailure as failure:
+                    runs[target][fault.__name__] = failure
+        return runs[target]
+
+    return failures_of
+
+
+@pytest.mark.parametrize(("target", "fault"), CASES, ids=lambda v: getattr(v, "__name__", v))
+def test_the_fuzzer_finds_the_fault(found: Found, target: str, fault: type) -> None:
+    failure = found(target).get(fault.__name__)
+    assert failure is not None, f"{fault.__name__} passed a default fuzz run"
+    assert failure.check_id == target
+    assert failure.seed == SEED
+    text = str(failure)
+    assert "Minimal failing program" in text and "m.teardown()" in text
+    assert failure.program[0] == "m.verify()"
+    assert failure.repro_path is not None and failure.repro_path.exists()
+
+
+@pytest.mark.parametrize("target", list(FAULTS))
+def test_each_reproduction_fails_alone_and_passes_against_the_reference(
+    found: Found, target: str, tmp_path: Path
+) -> None:
+    files: list[Path] = []
+    reasons: dict[str, str] = {}
+    for failure in found(target).values():
+        assert failure.repro_path is not None
+        files.append(failure.repro_path)
+        files.append(with_driver(failure.repro_path, "reference", tmp_path))
+        reasons[failure.repro_path.stem] = str(failure).splitlines()[0]
+    outcomes, output = run_pytest(files, tmp_path)
+    for stem, reason in reasons.items():
+        assert outcomes.get(stem) == "FAILED", output
+        assert reason in output, f"{stem} failed for another reason:\n{output}"
+        assert outcomes.get(f"{stem}_reference") == "PASSED", output
