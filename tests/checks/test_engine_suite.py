@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,28 +17,15 @@ from conformance.checks.engine_suite import (
 from conformance.checks.outcome import RETAINS_NOTHING, ConformanceFailure
 from conformance.checks.runner import run_engine_suite
 from conformance.engine import (
-    EngineDescriptor,
-    EngineHealth,
-    ExplorePage,
-    ExploreRequest,
-    FetchPage,
-    FetchRequest,
-    ForgetReport,
-    ForgetTarget,
-    GetRequest,
     Hit,
     LearningKind,
-    ListPage,
     ListRequest,
     MemoryMeta,
     Namespace,
-    RecallAnswer,
-    RecallRequest,
     Role,
     SourceKind,
     SourceRef,
     StoreItem,
-    StoreReceipt,
     Turn,
     conversation,
     document,
@@ -48,6 +33,7 @@ from conformance.engine import (
 )
 from null_driver.engine import NullEngine
 from reference_driver.engine import ReferenceEngine
+from tests.async_wrappers import AsyncEngineOver
 from tests.checks.broken_engines import BROKEN_ENGINES, DESTRUCTIVE, NeverReplay
 
 FAST = RunSettings(timeout=10.0, retries=0)
@@ -185,52 +171,15 @@ def test_foreign_data_survives_the_whole_suite(engine_type: type[ReferenceEngine
         assert [hit for hit in after if hit.meta.workspace in foreign] == before
 
 
-class AsyncReference:
-    """The reference engine behind `async def` methods; `descriptor` stays synchronous."""
-
-    def __init__(self, inner: ReferenceEngine | None = None) -> None:
-        self.inner = inner if inner is not None else ReferenceEngine()
-
-    def descriptor(self) -> EngineDescriptor:
-        return self.inner.descriptor()
-
-    async def health(self) -> EngineHealth:
-        return self.inner.health()
-
-    async def store(self, item: StoreItem) -> StoreReceipt:
-        return self.inner.store(item)
-
-    async def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
-        return self.inner.store_many(items)
-
-    async def fetch(self, req: FetchRequest) -> FetchPage:
-        return self.inner.fetch(req)
-
-    async def recall(self, req: RecallRequest) -> RecallAnswer:
-        return self.inner.recall(req)
-
-    async def list(self, req: ListRequest) -> ListPage:
-        return self.inner.list(req)
-
-    async def forget(self, target: ForgetTarget) -> ForgetReport:
-        return self.inner.forget(target)
-
-    async def explore(self, req: ExploreRequest) -> ExplorePage:
-        return self.inner.explore(req)
-
-    async def get(self, req: GetRequest) -> builtins.list[Hit]:
-        return self.inner.get(req)
-
-
 def test_an_async_engine_passes_through_the_bridge() -> None:
-    engine = AsyncReference()
-    results = run_engine_suite(engine, FAST)
+    inner = ReferenceEngine()
+    results = run_engine_suite(AsyncEngineOver(inner), FAST)
     failing = {k: r.reason for k, r in results.items() if r.outcome not in ("passed", "skipped")}
     assert failing == {}
     assert {k for k, r in results.items() if r.outcome == "skipped"} == NOT_OURS
-    assert len(engine.inner) == 0
+    assert len(inner) == 0
 
 
 def test_an_async_broken_engine_fails_its_check() -> None:
-    results = run_engine_suite(AsyncReference(NeverReplay()), FAST)
+    results = run_engine_suite(AsyncEngineOver(NeverReplay()), FAST)
     assert results["engine.replay"].outcome == "failed"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import os
 import re
 import subprocess
@@ -10,64 +9,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.engine import (
-    EngineDescriptor,
-    EngineHealth,
-    ExplorePage,
-    ExploreRequest,
-    FetchPage,
-    FetchRequest,
-    ForgetReport,
-    ForgetTarget,
-    GetRequest,
-    Hit,
-    ListPage,
-    ListRequest,
-    RecallAnswer,
-    RecallRequest,
-    StoreItem,
-    StoreReceipt,
-)
-from reference_driver.engine import ReferenceEngine
+from tests.async_wrappers import AsyncEngineOver
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class AsyncReferenceEngine:
-    """The reference engine behind `async def` methods; `descriptor` stays synchronous."""
-
-    def __init__(self) -> None:
-        self.inner = ReferenceEngine()
-
-    def descriptor(self) -> EngineDescriptor:
-        return self.inner.descriptor()
-
-    async def health(self) -> EngineHealth:
-        return self.inner.health()
-
-    async def store(self, item: StoreItem) -> StoreReceipt:
-        return self.inner.store(item)
-
-    async def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
-        return self.inner.store_many(items)
-
-    async def fetch(self, req: FetchRequest) -> FetchPage:
-        return self.inner.fetch(req)
-
-    async def recall(self, req: RecallRequest) -> RecallAnswer:
-        return self.inner.recall(req)
-
-    async def list(self, req: ListRequest) -> ListPage:
-        return self.inner.list(req)
-
-    async def forget(self, target: ForgetTarget) -> ForgetReport:
-        return self.inner.forget(target)
-
-    async def explore(self, req: ExploreRequest) -> ExplorePage:
-        return self.inner.explore(req)
-
-    async def get(self, req: GetRequest) -> builtins.list[Hit]:
-        return self.inner.get(req)
+class AsyncReferenceEngine(AsyncEngineOver):
+    """The reference engine behind `async def` methods."""
 
 
 def with_driver(repro: Path, spec: str, into: Path) -> Path:

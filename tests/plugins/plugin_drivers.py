@@ -8,7 +8,7 @@ import time
 
 from conformance.provider import MemoryEntry, NamespaceSummary, Unavailable
 from reference_driver.provider import ReferenceProvider
-from tests.sections.fakes import AsyncOver
+from tests.async_wrappers import AsyncOver
 
 
 class SlowNamespaces(ReferenceProvider):

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.provider import (
-    AsyncProviderBase,
     Capabilities,
     ExportPage,
     ExportRecord,
@@ -129,58 +128,6 @@ class Recording(ProviderBase):
     def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
         result: ImportOutcome = self._call("import_records", records)
         return result
-
-
-class AsyncOver(AsyncProviderBase):
-    """An `async def` provider answering through a synchronous one."""
-
-    def __init__(self, inner: MemoryProvider) -> None:
-        self.inner = inner
-
-    def driver_id(self) -> str:
-        return self.inner.driver_id()
-
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities()
-
-    async def health(self) -> MemoryHealth:
-        return self.inner.health()
-
-    async def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        self.inner.store(namespace, key, content, category, session_id, taint)
-
-    async def get(self, namespace: str, key: str) -> MemoryEntry | None:
-        return self.inner.get(namespace, key)
-
-    async def forget(self, namespace: str, key: str) -> bool:
-        return self.inner.forget(namespace, key)
-
-    async def list(
-        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
-    ) -> builtins.list[MemoryEntry]:
-        return self.inner.list(namespace, category, session_id)
-
-    async def namespaces(self) -> builtins.list[NamespaceSummary]:
-        return self.inner.namespaces()
-
-    async def recall(
-        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
-    ) -> builtins.list[MemoryEntry]:
-        return self.inner.recall(query, limit, opts, scope)
-
-    async def export_page(self, cursor: str | None, limit: int) -> ExportPage:
-        return self.inner.export_page(cursor, limit)
-
-    async def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
-        return self.inner.import_records(records)
 
 
 def hit(namespace: str, key: str, score: float | None) -> MemoryEntry:

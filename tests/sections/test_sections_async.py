@@ -26,8 +26,9 @@ from conformance.sections import (
     Sections,
 )
 from reference_driver.provider import ReferenceProvider
+from tests.async_wrappers import AsyncOver
 
-from .fakes import AsyncOver, Recording
+from .fakes import Recording
 
 T = TypeVar("T")
 NO_OPTS = OwnedRecallOpts()

@@ -15,8 +15,7 @@ from conformance.provider import (
 )
 from conformance.sections import AsyncSections, SectionHits, Sections
 from null_driver.provider import NullProvider
-
-from .fakes import AsyncOver
+from tests.async_wrappers import AsyncOver
 
 EVERY_SECTION = [*MemorySection.known(), MemorySection.custom("notes")]
 EMPTY_SEARCH = SectionHits([], namespaces_searched=1, truncated=False)
