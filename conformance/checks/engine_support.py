@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import CheckSkipped
@@ -127,8 +127,16 @@ def _forgetter(engine: Any, ctx: CheckContext, workspace: str) -> Callable[[], N
     return forget
 
 
+class Verdicts(Protocol):
+    """What can fail a read at a call: a `CheckContext`, or the fuzzer's differential."""
+
+    def fail(self, call: str, expected: str, got: str) -> NoReturn: ...
+
+    def require(self, condition: bool, call: str, expected: str, got: str) -> None: ...
+
+
 def pages(
-    ctx: CheckContext,
+    ctx: Verdicts,
     what: str,
     limit: int,
     read: Callable[[str | None], Page],

@@ -44,7 +44,7 @@ from hypothesis.stateful import (
 
 from conformance.bridge import as_sync
 from conformance.checks.context import CheckContext
-from conformance.checks.engine_support import engine_retains_writes
+from conformance.checks.engine_support import engine_retains_writes, pages
 from conformance.engine import (
     ExploreRequest,
     Facet,
@@ -291,26 +291,7 @@ class EngineDifferential(Differential):
         limit: int,
         read: Callable[[str | None], tuple[builtins.list[Hit], str | None]],
     ) -> builtins.list[Hit]:
-        hits: builtins.list[Hit] = []
-        seen: set[str] = set()
-        cursor: str | None = None
-        call = what
-        for _ in range(MAX_PAGES):
-            call = f"{what} (limit {limit}, cursor {cursor!r})"
-            items, next_cursor = read(cursor)
-            self.require(len(items) <= limit, call, f"at most {limit} hits", f"{len(items)} hits")
-            hits.extend(items)
-            if next_cursor is None:
-                return hits
-            self.require(
-                next_cursor not in seen,
-                call,
-                "a cursor that makes progress",
-                f"the cursor {next_cursor!r} again",
-            )
-            seen.add(next_cursor)
-            cursor = next_cursor
-        self.fail(call, f"a read that ends within {MAX_PAGES} pages", "a cursor on every page")
+        return pages(self, what, limit, read)
 
     def _list_driver(self, filter: MetaFilter, limit: int) -> builtins.list[Hit]:
         what = f"list({_show(filter)})"
