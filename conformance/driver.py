@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from conformance.constraints import Constraints
+
 Profile = Literal["engine", "provider"]
 PROFILES: tuple[Profile, ...] = ("engine", "provider")
 
@@ -92,6 +94,9 @@ class Driver:
     """Per profile (`"engine"`, `"provider"`), a `conformance.fuzz` config that narrows
     what the fuzzer generates to what the store accepts (an `EngineFuzzConfig` or a
     `ProviderFuzzConfig`); a profile without one is fuzzed with the defaults."""
+    constraints: Constraints = field(default_factory=Constraints)
+    """Contract-valid input the store refuses and cannot be made to take. It narrows what
+    the suites and the fuzzer send, and the report lists it beside the level."""
 
     @property
     def profiles(self) -> frozenset[Profile]:

@@ -55,6 +55,8 @@ class CheckEntry(BaseModel):
     duration: float = 0.0
     calls: int = 0
     retries: int = 0
+    refusals: int = 0
+    """Calls where the driver refused valid input that no declared constraint covers."""
     clause: str = ""
     optional: bool = False
 
@@ -75,6 +77,8 @@ class ProfileInfo(BaseModel):
     retains: bool | None = None
     fetch_modes: list[str] | None = None
     capabilities: list[str] | None = None
+    constraints: list[str] = Field(default_factory=list)
+    """The limits the driver declares on contract-valid input (empty: none)."""
 
 
 class Summary(BaseModel):
@@ -155,9 +159,12 @@ def to_markdown(report: Report) -> str:
         f"**Verdict: {s.verdict}** — {s.passed} passed, {s.failed} failed, {s.skipped} skipped, "
         f"{s.waived} waived, {s.inconclusive} inconclusive (kit {report.kit_version})",
         "",
-        "| profile | level |",
-        "| --- | --- |",
-        *(f"| {name} | {info.level} |" for name, info in sorted(report.profiles.items())),
+        "| profile | level | declared constraints |",
+        "| --- | --- | --- |",
+        *(
+            f"| {name} | {info.level} | {'; '.join(info.constraints) or 'none'} |"
+            for name, info in sorted(report.profiles.items())
+        ),
         "",
         "| check | outcome | reason | calls | retries |",
         "| --- | --- | --- | --- | --- |",

@@ -74,7 +74,11 @@ class KitRun:
         """How each driver call is made."""
         s = self.settings
         return RunSettings(
-            timeout=s.timeout, retries=s.retries, backoff=s.backoff, secrets=self.secrets
+            timeout=s.timeout,
+            retries=s.retries,
+            backoff=s.backoff,
+            secrets=self.secrets,
+            constraints=self.driver.constraints,
         )
 
     def checks(self) -> list[Check]:
@@ -214,6 +218,7 @@ class KitRun:
             duration=round(result.duration, 6),
             calls=result.calls,
             retries=result.retries,
+            refusals=len(result.refusals),
             clause=chk.clause,
             optional=chk.needs is not None,
         )
@@ -256,7 +261,7 @@ def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> P
     ran = {e.id.partition("[")[0] for e in entries}
     # A check parametrised by fetch mode counts once it ran for some mode.
     level = level_of(entries, retains) if expected <= ran else "none"
-    info = ProfileInfo(level=level, retains=retains)
+    info = ProfileInfo(level=level, retains=retains, constraints=run.driver.constraints.describe())
     obj = run.objects.get(profile)
     try:
         if obj is not None and profile == "engine":

@@ -151,9 +151,9 @@ def run_one(
     except CheckSkipped as skip:
         outcome, reason = "skipped", skip.reason
     except Inconclusive as inc:
-        outcome, reason = "inconclusive", str(inc)
+        outcome, reason = "inconclusive", ctx.abbreviate(str(inc))
     except ConformanceFailure as failure:
-        outcome, reason = "failed", str(failure)
+        outcome, reason = "failed", ctx.abbreviate(str(failure))
     return CheckResult(
         id=chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]",
         outcome=outcome,
@@ -162,4 +162,5 @@ def run_one(
         calls=ctx.calls,
         retries=ctx.retries,
         call_log=ctx.call_log,
+        refusals=ctx.refusals,
     )

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from conformance.bridge import as_sync
-from conformance.checks.outcome import ConformanceFailure, DriverRaised, Inconclusive
+from conformance.checks.evidence import compare_ids, field_differences, name_ids, show
+from conformance.checks.outcome import (
+    ConformanceFailure,
+    DriverRaised,
+    Inconclusive,
+    PreconditionFailed,
+)
+from conformance.constraints import Constraints
 
 _counter = itertools.count()
 _ROOT_PREFIX = "tinymemory-conformance"
@@ -28,6 +36,8 @@ class RunSettings:
     backoff: float = 0.1
     backoff_max: float = 2.0
     secrets: tuple[str, ...] = ()
+    constraints: Constraints = field(default_factory=Constraints)
+    """What the driver declares it cannot take; checks narrow their inputs by it."""
 
 
 def new_nonce() -> str:
@@ -40,6 +50,11 @@ def describe(value: object, width: int = 60) -> str:
     """A short, one-line rendering of a call argument for messages."""
     text = repr(value).replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _is_refusal(error: BaseException) -> bool:
+    # The contract's "this input is invalid" of either profile, without importing them.
+    return type(error).__name__ in ("InvalidRequest", "Invalid")
 
 
 def _is_transient(error: BaseException) -> bool:
@@ -130,6 +145,11 @@ class CheckContext:
         self.calls = 0
         self.retries = 0
         self.call_log: list[str] = []
+        self.refusals: list[str] = []
+        """Calls the driver refused as invalid where the kit sent valid input."""
+        self.labels: dict[str, str] = {}
+        """Names the check gave the ids it holds (`p11`), used by every message."""
+        self._expecting_refusal = 0
         self._cleanups: list[tuple[str, Callable[[], object]]] = []
 
     # -- driver calls ---------------------------------------------------------------
@@ -151,6 +171,8 @@ class CheckContext:
             except Inconclusive:
                 raise
             except Exception as exc:
+                if not self._expecting_refusal and _is_refusal(exc):
+                    self.refusals.append(label)
                 if _is_transient(exc):
                     if attempt < self.settings.retries:
                         attempt += 1
@@ -192,6 +214,7 @@ class CheckContext:
         expected: str,
     ) -> BaseException:
         """Run a call that must fail with `expect`; return the driver's error."""
+        self._expecting_refusal += 1
         try:
             got = fn()
         except DriverRaised as raised:
@@ -202,7 +225,9 @@ class CheckContext:
                 expected,
                 f"{type(raised.error).__qualname__}: {raised.error}",
             )
-        self.fail(label, expected, f"success ({describe(got, 120)})")
+        finally:
+            self._expecting_refusal -= 1
+        self.fail(label, expected, f"success ({show(got)})")
 
     # -- verdicts -------------------------------------------------------------------
 
@@ -210,10 +235,71 @@ class CheckContext:
         """Fail this check at `call`."""
         raise ConformanceFailure(self.check_id, call, expected, got)
 
+    def abbreviate(self, text: str) -> str:
+        """`text` with the run's root written `<root>` and its marker `<marker>`, and,
+        when either was, what they stand for said once at the end."""
+        out = text.replace(self.root, "<root>").replace(self.marker, "<marker>")
+        legend = [
+            f"{short} = {full!r}"
+            for short, full in (("<root>", self.root), ("<marker>", self.marker))
+            if short in out
+        ]
+        return f"{out} ({'; '.join(legend)})" if legend else out
+
     def require(self, condition: bool, call: str, expected: str, got: object) -> None:
-        """Fail at `call` unless `condition` holds; `got` is rendered only on failure."""
+        """Fail at `call` unless `condition` holds.
+
+        `got` is rendered only on failure: a `str` is taken as the message itself (pass
+        `show(value)` for a driver's string), anything else is shown as its `repr`.
+        """
         if not condition:
-            self.fail(call, expected, got if isinstance(got, str) else describe(got, 200))
+            self.fail(call, expected, got if isinstance(got, str) else show(got))
+
+    def require_same(self, call: str, want: object, got: object, what: str = "the value") -> None:
+        """Fail at `call` unless `got == want`, naming each field that differs."""
+        if got != want:
+            diff = field_differences(want, got)
+            self.fail(call, f"{what} as stored", "; ".join(diff) or show(got))
+
+    def label(self, item_id: str, name: str) -> str:
+        """Name `item_id` in every message of this check (a probe label, say)."""
+        self.labels[item_id] = name
+        return item_id
+
+    def named(self, item_ids: Sequence[str]) -> str:
+        """`item_ids` by their labels, consecutive ones as ranges (`p11–p15`)."""
+        return name_ids(item_ids, self.labels)
+
+    def require_ids(
+        self,
+        call: str,
+        got: Sequence[str],
+        want: Sequence[str],
+        what: str,
+        *,
+        ordered: bool = False,
+    ) -> None:
+        """Fail at `call` unless `got` holds exactly the ids of `want`, each once (and in
+        its order when `ordered`); the message counts and names the differences."""
+        wrong = compare_ids(got, want, self.labels, ordered=ordered)
+        if wrong is not None:
+            self.fail(call, what, wrong)
+
+    @contextlib.contextmanager
+    def precondition(self, owner: str, what: str) -> Iterator[None]:
+        """Calls whose faults `owner` reports: a failure inside is not this check's.
+
+        It ends the check as inconclusive ("precondition failed: ... (see owner)"), so
+        one fault is reported once, by the check that owns the operation. Inside the
+        owner itself, failures stay failures.
+        """
+        if owner == self.check_id:
+            yield
+            return
+        try:
+            yield
+        except ConformanceFailure as failure:
+            raise PreconditionFailed(self.check_id, owner, what, failure) from failure
 
     # -- cleanup --------------------------------------------------------------------
 

@@ -54,6 +54,21 @@ class Inconclusive(Exception):
         super().__init__(f"conformance check `{check_id}` is inconclusive at {call}: {reason}")
 
 
+class PreconditionFailed(Inconclusive):
+    """A call this check relies on, whose faults another check owns, went wrong: this
+    check cannot reach a verdict, and the owner reports the fault."""
+
+    def __init__(self, check_id: str, owner: str, what: str, failure: ConformanceFailure) -> None:
+        self.owner = owner
+        self.failure = failure
+        super().__init__(
+            check_id,
+            failure.call,
+            f"precondition failed: {what}: expected {failure.expected}; got {failure.got} "
+            f"(see {owner})",
+        )
+
+
 @dataclass
 class CheckResult:
     """One check's verdict on one driver, as the report records it."""
@@ -65,6 +80,8 @@ class CheckResult:
     calls: int = 0
     retries: int = 0
     call_log: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    """Calls where the driver refused valid input the kit sent (as `Invalid`)."""
 
     @property
     def ok(self) -> bool:

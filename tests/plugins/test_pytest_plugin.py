@@ -233,6 +233,7 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "duration",
         "calls",
         "retries",
+        "refusals",
         "clause",
         "optional",
     }

@@ -1,0 +1,130 @@
+"""Constraints a driver declares: contract-valid input its store cannot take.
+
+The contract lets a driver refuse input only where it says so; a store that refuses
+other valid input (a namespace with a dot, a long key, empty content) deviates from it.
+A driver that cannot lift such a limit declares it instead of being waived: a declared
+constraint narrows what the suites and the fuzzer send, and the report lists it beside
+the level, so a reader sees exactly where the store deviates. A refusal of valid input
+that no declaration covers fails the check that made it and is counted in the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from conformance.provider.constants import MAX_NAMESPACE_LEN
+
+__all__ = ["PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
+
+PROVIDER_NAMESPACE_ALPHABET = (
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@+"
+)
+"""Every character the contract allows in a provider namespace (contract A6)."""
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Contract-valid input a driver's store refuses, each field one limit.
+
+    Every field left at its default lifts nothing: the driver takes all the contract
+    allows there. `reason` says why the store cannot, for the report.
+    """
+
+    namespace_alphabet: str | None = None
+    """Provider: the only characters a namespace may use (a subset of
+    `PROVIDER_NAMESPACE_ALPHABET`), e.g. without `.` for a store that splits on dots."""
+    max_namespace_bytes: int | None = None
+    """Provider: the longest namespace the store takes, in UTF-8 bytes (the contract: 200)."""
+    key_alphabet: str | None = None
+    """Provider: the only characters an entry key may use."""
+    max_key_length: int | None = None
+    """Provider: the longest entry key, in characters."""
+    max_content_length: int | None = None
+    """Both profiles: the longest content (provider) or item text (engine), in characters."""
+    empty_content: bool = True
+    """Provider: whether empty content is stored (False: refused with `Invalid`)."""
+    control_characters: bool = True
+    """Both profiles: whether content and texts may hold control characters (NUL, `\\r`...)."""
+    non_ascii: bool = True
+    """Both profiles: whether content, texts and keys may hold characters beyond ASCII."""
+    reason: str = ""
+    """Why the store cannot take what the contract allows (shown in the report)."""
+
+    def __post_init__(self) -> None:
+        if self.namespace_alphabet is not None:
+            extra = sorted(set(self.namespace_alphabet) - set(PROVIDER_NAMESPACE_ALPHABET))
+            if extra:
+                raise ValueError(
+                    f"namespace_alphabet may only narrow the contract's alphabet; "
+                    f"it adds {''.join(extra)!r}"
+                )
+        if self.max_namespace_bytes is not None and not (
+            0 < self.max_namespace_bytes <= MAX_NAMESPACE_LEN
+        ):
+            raise ValueError(
+                f"max_namespace_bytes must be between 1 and {MAX_NAMESPACE_LEN}, "
+                f"got {self.max_namespace_bytes}"
+            )
+        for name in ("max_key_length", "max_content_length"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be positive, got {value}")
+
+    @property
+    def declared(self) -> bool:
+        """Whether any limit is declared."""
+        return bool(self.describe())
+
+    def describe(self) -> list[str]:
+        """One line per declared limit, for the report and the Markdown."""
+        lines: list[str] = []
+        for f in fields(self):
+            if f.name == "reason":
+                continue
+            value = getattr(self, f.name)
+            if value == f.default:
+                continue
+            label = f.name.replace("_", " ")
+            if isinstance(value, bool):
+                lines.append(f"refuses {label}")
+            elif isinstance(value, str):
+                lines.append(f"{label} {value!r}")
+            else:
+                lines.append(f"{label} {value}")
+        return lines
+
+    # -- what a declaration admits ------------------------------------------------
+
+    def admits_namespace(self, namespace: str) -> bool:
+        """Whether the store takes `namespace` (a contract-valid provider namespace)."""
+        if self.max_namespace_bytes is not None and (
+            len(namespace.encode()) > self.max_namespace_bytes
+        ):
+            return False
+        return self.namespace_alphabet is None or set(namespace) <= set(self.namespace_alphabet)
+
+    def admits_key(self, key: str) -> bool:
+        """Whether the store takes `key` as an entry key."""
+        if self.max_key_length is not None and len(key) > self.max_key_length:
+            return False
+        if self.key_alphabet is not None and not set(key) <= set(self.key_alphabet):
+            return False
+        return self.admits_text(key)
+
+    def admits_content(self, content: str) -> bool:
+        """Whether the store takes `content` (provider content or an engine item's text)."""
+        if not content and not self.empty_content:
+            return False
+        if self.max_content_length is not None and len(content) > self.max_content_length:
+            return False
+        return self.admits_text(content)
+
+    def admits_text(self, text: str) -> bool:
+        """Whether `text` passes the character-class limits (control, non-ASCII)."""
+        if not self.control_characters and any(_is_control(c) for c in text):
+            return False
+        return self.non_ascii or text.isascii()
+
+
+def _is_control(char: str) -> bool:
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0
