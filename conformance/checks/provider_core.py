@@ -1,20 +1,34 @@
-"""Provider checks of the core family: capabilities, isolation, round trips, upsert, taint."""
+"""Provider checks of the core family: capabilities, round trips, upsert, filters, taint,
+and content that must come back exactly."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
-from conformance.checks.outcome import DriverRaised
-from conformance.checks.provider_support import CORE, ns, provider_retains_writes, put
+from conformance.checks.evidence import show
+from conformance.checks.provider_support import (
+    CORE,
+    Row,
+    keys_of,
+    named_keys,
+    ns,
+    provider_retains_writes,
+    put,
+    put_rows,
+    read_back,
+)
 from conformance.provider import (
     MANDATORY,
-    Invalid,
     MemoryCategory,
     MemoryTaint,
     audit_provider,
 )
+
+DAILY = MemoryCategory.DAILY
+INTERNAL, EXTERNAL = MemoryTaint.INTERNAL, MemoryTaint.EXTERNAL_SYNC
 
 
 @check(
@@ -52,30 +66,16 @@ def assert_forget_is_idempotent(provider: Any, ctx: CheckContext) -> None:
 
 @check(
     "provider.retention_probe",
-    title="The retention probe answers without error",
+    title="The retention probe answers, and what comes back is what was stored",
     clause="contract-reference A9 §6 (retains_writes); decisions §4.8",
 )
 def assert_provider_retention_probe(provider: Any, ctx: CheckContext) -> None:
-    """Store one entry and read it back without error (a driver that keeps nothing passes)."""
+    """Store one entry and read it back by `get` and `list` without error.
+
+    A driver that gives back nothing passes (it retains nothing, and its storage checks
+    are skipped); one that gives back anything different fails, with the difference.
+    """
     provider_retains_writes(provider, ctx)
-
-
-@check(
-    "provider.namespaces_are_isolated",
-    title="An entry is visible in its namespace and in no other",
-    clause="contract-reference A4 (list, get), A9 §3",
-    storage=True,
-)
-def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
-    """An entry stored in `iso-a` lists and reads there, and neither lists nor reads in `iso-b`."""
-    a, b = ns(ctx, "iso-a"), ns(ctx, "iso-b")
-    put(provider, ctx, a, "k", "isolated")
-    in_a = provider.list(a, None, None)
-    ctx.require([e.key for e in in_a] == ["k"], f"list({a!r})", "exactly key 'k'", in_a)
-    in_b = provider.list(b, None, None)
-    ctx.require(in_b == [], f"list({b!r})", "[] (nothing was stored there)", in_b)
-    got = provider.get(b, "k")
-    ctx.require(got is None, f"get({b!r}, 'k')", "None", got)
 
 
 @check(
@@ -86,67 +86,99 @@ def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
 )
 def assert_store_get_round_trip(provider: Any, ctx: CheckContext) -> None:
     """get returns key, content, namespace, category and session as stored; missing is None."""
-    namespace = ns(ctx, "round-trip")
-    put(provider, ctx, namespace, "k1", "the quick brown fox", CORE, "session-1")
-    entry = provider.get(namespace, "k1")
-    call = f"get({namespace!r}, 'k1')"
+    row = Row(ns(ctx, "round-trip"), "k1", "the quick brown fox", CORE, "session-1")
+    put_rows(provider, ctx, [row])
+    call = f"get({row.namespace!r}, 'k1')"
+    entry = provider.get(row.namespace, row.key)
     ctx.require(entry is not None, call, "the stored entry", "None")
-    expected = ("k1", "the quick brown fox", namespace, CORE, "session-1")
-    got = (entry.key, entry.content, entry.namespace, entry.category, entry.session_id)
-    ctx.require(
-        got == expected,
-        call,
-        f"(key, content, namespace, category, session) = {expected}",
-        repr(got),
-    )
-    missing = provider.get(namespace, "never-stored")
-    ctx.require(missing is None, f"get({namespace!r}, 'never-stored')", "None", missing)
+    ctx.require_same(call, row.fields(), read_back(entry), "the entry")
+    missing = provider.get(row.namespace, "never-stored")
+    ctx.require(missing is None, f"get({row.namespace!r}, 'never-stored')", "None", missing)
 
 
 @check(
     "provider.upsert_replaces_rather_than_duplicates",
     title="Storing an existing key replaces it",
-    clause="contract-reference A4 (store is an upsert on (namespace, key)), A9 §8",
+    clause="contract-reference A4 (store is an upsert on (namespace, key): content, "
+    "category, session and taint replaced), A9 §8",
     storage=True,
 )
 def assert_upsert_replaces_rather_than_duplicates(provider: Any, ctx: CheckContext) -> None:
-    """Two stores under one key leave one row, holding the second content."""
+    """Two stores under one key leave one row, holding everything of the second."""
     namespace = ns(ctx, "upsert")
-    put(provider, ctx, namespace, "same-key", "first")
-    provider.store(namespace, "same-key", "second", CORE, None, MemoryTaint.INTERNAL)
+    first = Row(namespace, "same-key", "first", CORE, "session-1", INTERNAL)
+    second = Row(namespace, "same-key", "second", DAILY, "session-2", EXTERNAL)
+    put_rows(provider, ctx, [first, second])
     rows = provider.list(namespace, None, None)
-    ctx.require(
-        [(e.key, e.content) for e in rows] == [("same-key", "second")],
-        f"list({namespace!r})",
-        "exactly one row, content 'second'",
-        rows,
-    )
+    call = f"list({namespace!r}, None, None)"
+    ctx.require_ids(call, keys_of(ctx, rows), named_keys(ctx, ["same-key"]), "exactly one row")
+    ctx.require_same(call, second.fields(), read_back(rows[0]), "the second store")
+    entry = provider.get(namespace, "same-key")
+    get_call = f"get({namespace!r}, 'same-key')"
+    ctx.require(entry is not None, get_call, "the entry", "None")
+    ctx.require_same(get_call, second.fields(), read_back(entry), "the second store")
+
+
+# Each filter value has decoys differing only in case or as a string-prefix sibling,
+# the shapes a store matching with LIKE, COLLATE NOCASE or startswith lets through.
+ALPHA = MemoryCategory.custom("alpha")
+FILTER_ROWS = (
+    ("core-a", CORE, "s1"),
+    ("daily-b", DAILY, "s2"),
+    ("cat-alpha", ALPHA, None),
+    ("cat-Alpha", MemoryCategory.custom("Alpha"), None),
+    ("cat-alphabet", MemoryCategory.custom("alphabet"), None),
+    ("cat-alph", MemoryCategory.custom("alph"), None),
+    ("ses-1", DAILY, "sess-1"),
+    ("ses-1-upper", DAILY, "SESS-1"),
+    ("ses-10", DAILY, "sess-10"),
+    ("ses-prefix", DAILY, "sess-"),
+)
+FILTERS: tuple[tuple[MemoryCategory | None, str | None], ...] = (
+    (CORE, None),
+    (DAILY, None),
+    (ALPHA, None),
+    (MemoryCategory.custom("Alpha"), None),
+    (None, "s2"),
+    (None, "sess-1"),
+    (None, "SESS-1"),
+    (DAILY, "sess-1"),
+    (CORE, "sess-1"),
+)
 
 
 @check(
     "provider.list_filters_narrow",
-    title="Each list filter narrows, and namespaces() counts",
-    clause="contract-reference A4 (list, namespaces), A9 §9 (A@late: a missing summary fails)",
+    title="Each list filter selects exactly its rows, and namespaces() counts",
+    clause="contract-reference A4 (list: each Some narrows; namespaces), "
+    "A9 §9 (A@late: a missing summary fails)",
     storage=True,
 )
 def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
-    """Category and session filters each select exactly their row; the summary counts 2."""
+    """Category and session filters, alone and together, select exactly their rows.
+
+    Every filter value has decoys differing only in case (`Alpha`, `SESS-1`) or as a
+    string-prefix sibling (`alphabet`, `alph`, `sess-10`, `sess-`); the summary counts
+    every row.
+    """
     namespace = ns(ctx, "filters")
-    put(provider, ctx, namespace, "core-a", "x", CORE, "s1")
-    put(provider, ctx, namespace, "daily-b", "y", MemoryCategory.DAILY, "s2")
-    both = sorted(e.key for e in provider.list(namespace, None, None))
-    ctx.require(both == ["core-a", "daily-b"], f"list({namespace!r})", "both rows", both)
-    by_cat = [e.key for e in provider.list(namespace, CORE, None)]
-    ctx.require(by_cat == ["core-a"], f"list({namespace!r}, core)", "['core-a']", by_cat)
-    by_session = [e.key for e in provider.list(namespace, None, "s2")]
-    ctx.require(
-        by_session == ["daily-b"], f"list({namespace!r}, None, 's2')", "['daily-b']", by_session
+    rows = [Row(namespace, key, f"row {key}", cat, session) for key, cat, session in FILTER_ROWS]
+    put_rows(provider, ctx, rows)
+    everything = named_keys(ctx, [r.key for r in rows])
+    call = f"list({namespace!r}, None, None)"
+    ctx.require_ids(
+        call, keys_of(ctx, provider.list(namespace, None, None)), everything, "every row"
     )
+    for category, session in FILTERS:
+        want = [r.key for r in rows if r.selected_by(category, session)]
+        got = provider.list(namespace, category, session)
+        call = f"list({namespace!r}, {category!r}, {session!r})"
+        ctx.require_ids(call, keys_of(ctx, got), want, "exactly the rows the filters select")
     summaries = [s for s in provider.namespaces() if s.namespace == namespace]
     ctx.require(
-        [s.count for s in summaries] == [2],
+        [s.count for s in summaries] == [len(rows)],
         "namespaces()",
-        f"one summary for {namespace!r} with count 2",
+        f"one summary for {namespace!r} with count {len(rows)}",
         summaries,
     )
 
@@ -160,16 +192,16 @@ def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
 def assert_taint_is_preserved(provider: Any, ctx: CheckContext) -> None:
     """Internal and external_sync entries read back with their own taint, by get and by list."""
     namespace = ns(ctx, "taint")
-    for key, taint in (("internal", MemoryTaint.INTERNAL), ("external", MemoryTaint.EXTERNAL_SYNC)):
+    want = {"internal": INTERNAL, "external": EXTERNAL}
+    for key, taint in want.items():
         put(provider, ctx, namespace, key, f"{key} content", taint=taint)
-    for key, taint in (("internal", MemoryTaint.INTERNAL), ("external", MemoryTaint.EXTERNAL_SYNC)):
+    for key, taint in want.items():
         entry = provider.get(namespace, key)
         call = f"get({namespace!r}, {key!r})"
         ctx.require(entry is not None, call, "the stored entry", "None")
-        ctx.require(entry.taint == taint, call, f"taint {taint.value}", entry.taint)
+        ctx.require_same(call, {"taint": taint}, {"taint": entry.taint}, "the entry")
     listed = {e.key: e.taint for e in provider.list(namespace, None, None)}
-    want = {"internal": MemoryTaint.INTERNAL, "external": MemoryTaint.EXTERNAL_SYNC}
-    ctx.require(listed == want, f"list({namespace!r})", str(want), listed)
+    ctx.require_same(f"list({namespace!r}, None, None)", want, listed, "the taint of each key")
 
 
 AWKWARD = {
@@ -177,32 +209,37 @@ AWKWARD = {
     "empty": "",
     "large": "x" * 65536,
     "newlines": "a\nb\r\nc\0d",
+    "controls": "".join(chr(c) for c in range(1, 32)) + "\x7f\x85\u2028",
+    "padded": "  leading and trailing space  ",
+    "decomposed": unicodedata.normalize("NFD", "café Ångström") + " ﬁ ①",
 }
 
 
 @check(
     "provider.awkward_content_round_trips",
-    title="Unicode, empty, large and control-character content reads back byte for byte",
-    clause="contract-reference A9 §15 (refusal only as Invalid; unicode must be accepted)",
+    title="Unicode, empty, large, padded and control-character content reads back exactly",
+    clause="contract-reference A4 (store; Invalid only for input the driver declares it "
+    "refuses), A9 §15 (unicode must be accepted)",
     storage=True,
 )
 def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None:
-    """Each awkward value is refused only with `Invalid`, and an accepted one reads back intact."""
+    """Each awkward content is stored and reads back unchanged by get and list.
+
+    Nothing is trimmed, normalised (NFC/NFKC), re-encoded or cut. A refusal fails,
+    unless the driver declared it (`Constraints.empty_content`, `max_content_length`,
+    `control_characters`, `non_ascii`); declared values are not sent.
+    """
     namespace = ns(ctx, "awkward")
-    for key, content in AWKWARD.items():
-        call = f"store({namespace!r}, {key!r}, <{len(content)} chars>)"
-        try:
-            put(provider, ctx, namespace, key, content)
-        except DriverRaised as raised:
-            error = raised.error
-            ctx.require(key != "unicode", call, "unicode content to be accepted", repr(error))
-            ctx.require(isinstance(error, Invalid), call, "acceptance or Invalid", repr(error))
-            continue
+    admits = ctx.settings.constraints.admits_content
+    sent = {key: content for key, content in AWKWARD.items() if admits(content)}
+    for key, content in sent.items():
+        put(provider, ctx, namespace, key, content)
+    for key, content in sent.items():
         entry = provider.get(namespace, key)
-        got = None if entry is None else entry.content
-        ctx.require(
-            got == content,
-            f"get({namespace!r}, {key!r})",
-            f"the {len(content)} stored characters unchanged",
-            got,
-        )
+        call = f"get({namespace!r}, {key!r})"
+        ctx.require(entry is not None, call, f"the stored entry ({show(content, 80)})", "None")
+        ctx.require_same(call, {"content": content}, {"content": entry.content}, "the entry")
+    listed = provider.list(namespace, None, None)
+    call = f"list({namespace!r}, None, None)"
+    ctx.require_ids(call, keys_of(ctx, listed), named_keys(ctx, sent), "every awkward entry")
+    ctx.require_same(call, sent, {e.key: e.content for e in listed}, "the content of each key")

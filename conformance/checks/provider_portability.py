@@ -1,20 +1,46 @@
-"""Provider checks of portability: export cursors end, and an export imports back intact."""
+"""Provider checks of portability: export cursors end, every record is exported once at any
+page size, and an export imports back intact."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import Inconclusive
-from conformance.checks.provider_support import ns, put
-from conformance.provider import Invalid, MemoryTaint
+from conformance.checks.provider_support import (
+    EXPORT_OWNER,
+    FORGET_OWNER,
+    Row,
+    entry_ref,
+    is_ours,
+    ns,
+    put_rows,
+    read_back,
+    require_relied_on,
+    sectioned,
+)
+from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 
 BAD_CURSOR = "!not-a-cursor!"
 # Exporting pages through the whole store; past this many pages the check gives up
 # without a verdict rather than run for ever against a large live store.
 MAX_PAGES = 2000
 MAX_EMPTY_RUN = 100
+SMALL_PAGES = (1, 2, 3)
+"""Page sizes that put a page boundary between every pair of records."""
+MAX_SMALL_PAGE_RUN = 500
+"""Pages one small-page export may take; a larger store is exported in larger pages."""
+
+INTERNAL, EXTERNAL = MemoryTaint.INTERNAL, MemoryTaint.EXTERNAL_SYNC
+
+
+def record_ref(ctx: CheckContext, record: Any) -> str:
+    """`entry_ref` of the entry an export record stands for (its payload key, else its id)."""
+    payload = record.payload if isinstance(record.payload, dict) else {}
+    key = payload.get("key")
+    return entry_ref(ctx, record.namespace, key if isinstance(key, str) else f"<id {record.id}>")
 
 
 def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
@@ -34,7 +60,10 @@ def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
         for record in page.records:
             identity = (record.kind, record.id, record.namespace)
             ctx.require(
-                identity not in seen_records, call, "each record exported once", f"{identity} again"
+                identity not in seen_records,
+                call,
+                "each record exported once",
+                f"{ctx.named([record_ref(ctx, record)])} (record id {record.id!r}) again",
             )
             seen_records.add(identity)
         records.extend(page.records)
@@ -86,43 +115,106 @@ def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
     )
 
 
+def _exported_rows(ctx: CheckContext) -> list[Row]:
+    """Eight entries over three namespaces (one sectioned, when admitted), with mixed
+    taint, category and session."""
+    a, b = ns(ctx, "export/a"), ns(ctx, "export/b")
+    rows = [
+        Row(a, "e1", "first exported", MemoryCategory.CORE, None, INTERNAL),
+        Row(a, "e2", "second exported", MemoryCategory.DAILY, "s-1", EXTERNAL),
+        Row(a, "e3", "third exported", MemoryCategory.custom("notes"), None, EXTERNAL),
+        Row(b, "e4", "fourth exported", MemoryCategory.CORE, "s-2", INTERNAL),
+        Row(b, "e5", "fifth exported", MemoryCategory.CONVERSATION, "s-2", EXTERNAL),
+        Row(b, "e6", "sixth exported", MemoryCategory.CORE, None, INTERNAL),
+    ]
+    c = sectioned(ctx, "conversation", "export-c")
+    if ctx.settings.constraints.admits_namespace(c):
+        rows.append(Row(c, "e7", "seventh exported", MemoryCategory.CONVERSATION, "s-3", EXTERNAL))
+        rows.append(Row(c, "e8", "eighth exported", MemoryCategory.CORE, None, INTERNAL))
+    return rows
+
+
+def _require_every_record_once(
+    ctx: CheckContext, call: str, records: list[Any], rows: list[Row]
+) -> list[Any]:
+    """The records under the root are exactly one per row, each with the row's taint."""
+    ours = [r for r in records if is_ours(ctx, r.namespace)]
+    want = {entry_ref(ctx, row.namespace, row.key): row for row in rows}
+    got = [record_ref(ctx, r) for r in ours]
+    ctx.require_ids(call, got, list(want), "every entry under the root exactly once")
+    for ref, record in zip(got, ours, strict=True):
+        ctx.require_same(
+            call,
+            {"taint": want[ref].taint},
+            {"taint": record.taint},
+            f"the record of {ctx.named([ref])}",
+        )
+    return ours
+
+
+@check(
+    "provider.export_covers_every_record",
+    title="Export at any page size gives every record once",
+    clause="contract-reference A4 (MemoryPortability.export_page: only next_cursor=None "
+    "ends; limit is a request), A5 §4",
+    storage=True,
+)
+def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
+    """Eight entries in three namespaces, exported in pages of 64, then of 1, 2 and 3
+    records: every entry under the root comes back exactly once, with its taint.
+
+    Catches a cursor that skips or repeats a record between pages. Against a store
+    holding many other records, the small pages grow so that one export takes at most
+    500 pages.
+    """
+    rows = _exported_rows(ctx)
+    put_rows(provider, ctx, rows)
+    records = export_all(provider, ctx, 64)
+    _require_every_record_once(ctx, "export_page(…, 64) through every page", records, rows)
+    grown = math.ceil(len(records) / MAX_SMALL_PAGE_RUN)
+    for size in dict.fromkeys(max(size, grown) for size in SMALL_PAGES):
+        call = f"export_page(…, {size}) through every page"
+        _require_every_record_once(ctx, call, export_all(provider, ctx, size), rows)
+
+
 @check(
     "provider.export_import_round_trip",
-    title="An exported entry, forgotten, imports back with its taint",
-    clause="contract-reference A4 (export_page, import_records), A9 §14 (A@late form)",
+    title="Exported entries, forgotten, import back exactly, taint included",
+    clause="contract-reference A4 (export_page, import_records: each record's own taint), "
+    "A9 §14 (A@late form)",
     storage=True,
 )
 def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
-    """Export finds the entry with its taint; after forget, import restores it exactly."""
-    namespace = ns(ctx, "portability")
-    put(provider, ctx, namespace, "p1", "portable", taint=MemoryTaint.EXTERNAL_SYNC)
-    exported = [r for r in export_all(provider, ctx, 32) if r.namespace == namespace]
-    ctx.require(
-        any(r.taint == MemoryTaint.EXTERNAL_SYNC for r in exported),
-        "export_page(..., 32)",
-        f"an external_sync record in {namespace!r}",
-        exported,
-    )
-    forgot = provider.forget(namespace, "p1")
-    ctx.require(forgot is True, f"forget({namespace!r}, 'p1')", "True", forgot)
-    gone = provider.get(namespace, "p1")
-    ctx.require(gone is None, f"get({namespace!r}, 'p1')", "None after forget", gone)
-    outcome = provider.import_records(exported)
-    call = f"import_records(<{len(exported)} records>)"
+    """Eight entries are exported, forgotten (each forget True, then get None), and
+    imported: `failed == 0`, `imported` counts them, and each reads back by get with
+    its content, category, session and taint."""
+    rows = _exported_rows(ctx)
+    put_rows(provider, ctx, rows)
+    call = "export_page(…, 3) through every page"
+    with ctx.precondition(EXPORT_OWNER, "exporting until next_cursor is None"):
+        records = export_all(provider, ctx, 3)
+    ours = [r for r in records if is_ours(ctx, r.namespace)]
+    want = [entry_ref(ctx, row.namespace, row.key) for row in rows]
+    got = [record_ref(ctx, r) for r in ours]
+    require_relied_on(ctx, EXPORT_OWNER, call, got, want, "every entry exported once")
+    with ctx.precondition(FORGET_OWNER, "forgetting the exported entries"):
+        for row in rows:
+            forgot = provider.forget(row.namespace, row.key)
+            ctx.require(forgot is True, f"forget({row.namespace!r}, {row.key!r})", "True", forgot)
+            gone = provider.get(row.namespace, row.key)
+            call = f"get({row.namespace!r}, {row.key!r})"
+            ctx.require(gone is None, call, "None after forget", gone)
+    outcome = provider.import_records(ours)
+    call = f"import_records(<{len(ours)} records>)"
     ctx.require(
         outcome.failed == 0,
         call,
         "failed == 0",
         f"failed {outcome.failed}, errors {outcome.errors}",
     )
-    ctx.require(
-        outcome.imported == len(exported), call, f"imported == {len(exported)}", outcome.imported
-    )
-    back = provider.get(namespace, "p1")
-    ctx.require(back is not None, f"get({namespace!r}, 'p1')", "the imported entry", "None")
-    ctx.require(
-        (back.content, back.taint) == ("portable", MemoryTaint.EXTERNAL_SYNC),
-        f"get({namespace!r}, 'p1')",
-        "content 'portable', taint external_sync",
-        (back.content, back.taint),
-    )
+    ctx.require(outcome.imported == len(ours), call, f"imported == {len(ours)}", outcome.imported)
+    for row in rows:
+        entry = provider.get(row.namespace, row.key)
+        call = f"get({row.namespace!r}, {row.key!r}) after import"
+        ctx.require(entry is not None, call, "the imported entry", "None")
+        ctx.require_same(call, row.fields(), read_back(entry), "the exported entry")

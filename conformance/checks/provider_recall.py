@@ -7,7 +7,18 @@ from typing import Any
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import DriverRaised
-from conformance.checks.provider_support import ns, put
+from conformance.checks.provider_support import (
+    RECALL_OWNER,
+    Row,
+    entry_ref,
+    keys_of,
+    named_keys,
+    ns,
+    put,
+    put_rows,
+    refs,
+    require_relied_on,
+)
 from conformance.provider import (
     GLOBAL_NAMESPACE,
     Invalid,
@@ -16,29 +27,53 @@ from conformance.provider import (
     SourceScope,
 )
 
+# The A9 §11 fixture (A@late texts), then entries enough to pass the result caps of 10
+# and 20 that a store's search often defaults to.
+NEEDLES = (
+    "needle filed in the archive room",
+    "needle left beside the mooring rope",
+    "needle found under the zinc roof",
+    *(f"needle number {i} stitched into the old sail" for i in range(3, 27)),
+)
+LIMITS = (2, 25, 60)
+
 
 @check(
     "provider.recall_respects_limit_and_namespace",
-    title="Recall answers exactly `limit` hits, all from the asked namespace",
-    clause="contract-reference A4 (MemoryRecall.recall), A9 §11 (A@late: exactly 2)",
+    title="Recall answers min(limit, matches) hits, all from the asked namespace; "
+    "no match answers []",
+    clause="contract-reference A4 (MemoryRecall.recall: at most `limit`; a non-matching "
+    "query answers []), A9 §11 (A@late: exactly 2)",
     storage=True,
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
-    """Three needles in recall-a, one in recall-b: recall(limit 2, recall-a) gives 2, all in a."""
+    """27 needles in recall-a, one in recall-b: recall limited to 2, 25 and 60 answers
+    2, 25 and all 27 distinct entries, every one from recall-a; a query matching
+    nothing answers []."""
     a, b = ns(ctx, "recall-a"), ns(ctx, "recall-b")
-    texts = (
-        "needle filed in the archive room",
-        "needle left beside the mooring rope",
-        "needle found under the zinc roof",
-    )
-    for i, text in enumerate(texts):
-        put(provider, ctx, a, f"k{i}", text)
-    put(provider, ctx, b, "k0", "shared needle text")
-    hits = provider.recall("needle", 2, OwnedRecallOpts(namespace=a), None)
-    call = f"recall('needle', 2, namespace={a!r})"
-    ctx.require(len(hits) == 2, call, "exactly 2 hits (3 entries match)", f"{len(hits)} hits")
-    strays = [h.namespace for h in hits if h.namespace != a]
-    ctx.require(not strays, call, f"every hit in {a!r}", f"hits from {strays}")
+    rows = [Row(a, f"k{i:02d}", text) for i, text in enumerate(NEEDLES)]
+    put_rows(provider, ctx, [*rows, Row(b, "k00", "shared needle text")])
+    matching = [entry_ref(ctx, a, r.key) for r in rows]
+    for limit in LIMITS:
+        hits = provider.recall("needle", limit, OwnedRecallOpts(namespace=a), None)
+        call = f"recall('needle', {limit}, namespace={a!r})"
+        got = refs(ctx, hits)
+        wanted = min(limit, len(rows))
+        ctx.require(
+            len(hits) == wanted,
+            call,
+            f"exactly {wanted} hits ({len(rows)} entries match)",
+            f"{len(hits)} hits",
+        )
+        if wanted == len(rows):
+            ctx.require_ids(call, got, matching, "every matching entry once")
+        else:
+            distinct = [r for r in dict.fromkeys(got) if r in matching]
+            ctx.require_ids(call, got, distinct, f"distinct entries of {a!r}")
+    absent = f"absent{ctx.marker}"
+    hits = provider.recall(absent, 10, OwnedRecallOpts(namespace=a), None)
+    call = f"recall({absent!r}, 10, namespace={a!r})"
+    ctx.require(hits == [], call, "[] (no entry holds the query)", ctx.named(refs(ctx, hits)))
 
 
 @check(
@@ -57,26 +92,24 @@ def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
     marker = ctx.marker
     put(provider, ctx, a, "in-a", f"{marker} lives in a")
     put(provider, ctx, b, "in-b", f"{marker} lives in b")
-    global_key = f"{ctx.root}/global-probe"
+    global_key = f"{marker}-global"
     put(provider, ctx, GLOBAL_NAMESPACE, global_key, f"{marker} lives in global")
 
-    listed = {(e.namespace, e.key) for e in provider.list(None, None, None)}
-    want = {(a, "in-a"), (b, "in-b"), (GLOBAL_NAMESPACE, global_key)}
-    ctx.require(
-        want <= listed,
-        "list(None, None, None)",
-        f"every namespace, including {sorted(want)}",
-        f"missing {sorted(want - listed)}",
+    want = [entry_ref(ctx, a, "in-a"), entry_ref(ctx, b, "in-b")]
+    want.append(entry_ref(ctx, GLOBAL_NAMESPACE, global_key))
+    listed = provider.list(None, None, None)
+    got = [r for r in refs(ctx, listed) if r in want]
+    ctx.require_ids(
+        "list(None, None, None)", got, want, "every namespace's entries (ours among them)"
     )
 
     hits = provider.recall(marker, 10, OwnedRecallOpts(), None)
-    ours = sorted((h.namespace, h.key) for h in hits if marker in h.content)
-    call = f"recall({marker!r}, 10, OwnedRecallOpts())"
-    ctx.require(
-        ours == [(GLOBAL_NAMESPACE, global_key)],
-        call,
-        f"only the entry in {GLOBAL_NAMESPACE!r} (recall without a namespace searches global)",
+    ours = refs(ctx, [h for h in hits if marker in h.content])
+    ctx.require_ids(
+        f"recall({marker!r}, 10, OwnedRecallOpts())",
         ours,
+        want[-1:],
+        f"only the entry in {GLOBAL_NAMESPACE!r} (recall without a namespace searches global)",
     )
 
 
@@ -91,11 +124,13 @@ def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> Non
     namespace = ns(ctx, "scope")
     put(provider, ctx, namespace, "scoped", "source scoped needle", taint=MemoryTaint.EXTERNAL_SYNC)
     unscoped = provider.recall("needle", 8, OwnedRecallOpts(namespace=namespace), None)
-    ctx.require(
-        [h.key for h in unscoped] == ["scoped"],
+    require_relied_on(
+        ctx,
+        RECALL_OWNER,
         f"recall('needle', 8, namespace={namespace!r}, scope=None)",
-        "the stored entry (precondition)",
-        unscoped,
+        keys_of(ctx, unscoped),
+        named_keys(ctx, ["scoped"]),
+        "the stored entry",
     )
     call = f"recall('needle', 8, namespace={namespace!r}, scope=SourceScope([]))"
     try:
@@ -103,6 +138,12 @@ def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> Non
             "needle", 8, OwnedRecallOpts(namespace=namespace), SourceScope(allow=[])
         )
     except DriverRaised as raised:
-        ctx.require(isinstance(raised.error, Invalid), call, "[] or Invalid", repr(raised.error))
+        error = raised.error
+        ctx.require(isinstance(error, Invalid), call, "[] or Invalid", f"{error!r}")
         return
-    ctx.require(denied == [], call, "[] (an empty allow list denies all)", denied)
+    ctx.require(
+        denied == [],
+        call,
+        "[] (an empty allow list denies source-attributed content)",
+        ctx.named(keys_of(ctx, denied)),
+    )

@@ -1,18 +1,103 @@
-"""What provider checks share: namespaces under the check's root, tracked writes, the probe."""
+"""What provider checks share: namespaces under the check's root, tracked writes, names
+for the entries a check holds, and the retention probe."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.provider import MemoryCategory, MemoryTaint
+from conformance.checks.evidence import show
+from conformance.checks.outcome import DriverRaised
+from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 
 CORE = MemoryCategory.CORE
+
+# The checks that own an operation: a check that only relies on one reports its
+# failure as a precondition of the owner, so a fault is reported once.
+STORE_OWNER = "provider.store_get_round_trip"
+LIST_OWNER = "provider.list_filters_narrow"
+FORGET_OWNER = "provider.forget_is_idempotent"
+RECALL_OWNER = "provider.recall_respects_limit_and_namespace"
+EXPORT_OWNER = "provider.export_covers_every_record"
+
+PROBE_CONTENT = "Retention probe: kept as written, Case and punctuation."
+"""What the retention probe stores: mixed case and punctuation, so a driver that
+normalises what it keeps cannot pass for one that keeps nothing."""
 
 
 def ns(ctx: CheckContext, what: str) -> str:
     """A namespace of this check's own, under its run-unique root."""
     return f"{ctx.root}/{what}"
+
+
+def sectioned(ctx: CheckContext, section: str, what: str) -> str:
+    """A `<section>:<scope>` namespace of this check's own, its scope under the root."""
+    return f"{section}:{ctx.root}/{what}"
+
+
+def is_ours(ctx: CheckContext, namespace: str | None) -> bool:
+    """Whether `namespace` is one this check could have written (with or without a section)."""
+    if namespace is None:
+        return False
+    scopes = [namespace, namespace.split(":", 1)[-1]]
+    return any(s == ctx.root or s.startswith(ctx.root + "/") for s in scopes)
+
+
+def where(ctx: CheckContext, namespace: str | None) -> str:
+    """`namespace` for a message: relative to the root when under it
+    (`vol/n03`, `learning:x`), else its `repr`."""
+    if namespace is None:
+        return "None"
+    if ctx.root + "/" in namespace:
+        return namespace.replace(ctx.root + "/", "", 1)
+    return show(namespace)
+
+
+def key_name(key: str) -> str:
+    """A key as messages name it: itself when short and plain, else its `repr`, shortened."""
+    if key.isprintable() and key.strip() == key and 0 < len(key) <= 40:
+        return key
+    return show(key, 40)
+
+
+def call_of(name: str, *args: object) -> str:
+    """A call for a message, each argument as `repr` (`...` as `…`), a long one elided
+    in the middle (a 200-byte namespace still shows whole)."""
+    shown = ("…" if a is Ellipsis else show(a, 240) for a in args)
+    return f"{name}({', '.join(shown)})"
+
+
+def named_keys(ctx: CheckContext, keys: Iterable[str]) -> list[str]:
+    """`keys`, each labelled so messages name it (runs like `v11–v15` join)."""
+    out = list(keys)
+    for key in out:
+        ctx.labels.setdefault(key, key_name(key))
+    return out
+
+
+def entry_ref(ctx: CheckContext, namespace: str | None, key: str) -> str:
+    """An id for the entry `(namespace, key)` in `ctx.require_ids`, labelled `ns/key`."""
+    ref = f"{namespace}\x1f{key}"
+    ctx.labels.setdefault(ref, f"{where(ctx, namespace)}:{key_name(key)}")
+    return ref
+
+
+def refs(ctx: CheckContext, entries: Iterable[Any]) -> list[str]:
+    """`entry_ref` of each entry (anything with `namespace` and `key`)."""
+    return [entry_ref(ctx, e.namespace, e.key) for e in entries]
+
+
+def keys_of(ctx: CheckContext, entries: Iterable[Any]) -> list[str]:
+    """The keys of `entries`, labelled."""
+    return named_keys(ctx, (e.key for e in entries))
+
+
+def mine(entries: Sequence[Any], namespace: str) -> list[Any]:
+    """The entries of `entries` that live in `namespace`."""
+    return [e for e in entries if e.namespace == namespace]
 
 
 def put(
@@ -24,31 +109,165 @@ def put(
     category: MemoryCategory = CORE,
     session_id: str | None = None,
     taint: MemoryTaint = MemoryTaint.INTERNAL,
+    *,
+    what: str = "contract-valid input",
+    declare: str | None = None,
 ) -> None:
-    """Store one entry and arrange for it to be forgotten when the check ends."""
+    """Store one entry and arrange for it to be forgotten when the check ends.
+
+    Every check sends contract-valid input narrowed by the driver's declared
+    constraints, so an `Invalid` refusal fails the check, naming `what` was refused
+    and the constraint (`declare`) a store that cannot take it declares.
+    """
     ctx.defer(f"forget({namespace!r}, {key!r})", lambda: provider.forget(namespace, key))
-    provider.store(namespace, key, content, category, session_id, taint)
+    with taking_valid_input(ctx, call_of("store", namespace, key, ...), what, declare):
+        provider.store(namespace, key, content, category, session_id, taint)
 
 
-def mine(entries: list[Any], namespace: str) -> list[Any]:
-    """The entries of `entries` that live in `namespace` (reads are filtered by the root)."""
-    return [e for e in entries if e.namespace == namespace]
+@contextlib.contextmanager
+def taking_valid_input(
+    ctx: CheckContext,
+    call: str,
+    what: str = "contract-valid input",
+    declare: str | None = None,
+) -> Iterator[None]:
+    """Calls given contract-valid input: an `Invalid` refusal inside fails the check,
+    naming what was refused and the constraint a driver that cannot take it declares."""
+    try:
+        yield
+    except DriverRaised as raised:
+        if not isinstance(raised.error, Invalid):
+            raise
+        field = f"{declare}=..." if declare else "..."
+        ctx.fail(
+            call,
+            f"{what} to be taken (a store that cannot take it declares so: "
+            f"Driver(constraints=Constraints({field})))",
+            f"{type(raised.error).__name__}: {show(str(raised.error))}",
+        )
+
+
+def require_relied_on(
+    ctx: CheckContext,
+    owner: str,
+    call: str,
+    got: Sequence[str],
+    want: Sequence[str],
+    what: str,
+) -> None:
+    """`got` holds exactly the ids of `want`: the answer of a call this check relies on,
+    whose faults `owner` reports.
+
+    An answer holding none of `want` fails this check itself: with nothing to judge it
+    cannot pass (a driver keeping nothing must fail every storage check forced on it).
+    A partial or mixed answer is a precondition failure, reported by `owner`.
+    """
+    if not set(got) & set(want):
+        found = f"none of them ({ctx.named(got)})" if got else "none of them"
+        ctx.fail(call, f"{what}, to judge", found)
+    with ctx.precondition(owner, what):
+        ctx.require_ids(call, got, want, what)
+
+
+def require_counts(provider: Any, ctx: CheckContext, counts: dict[str, int]) -> None:
+    """`namespaces()` reports each namespace of `counts` once, with its count, and no
+    other non-empty namespace under the root (an emptied one may be absent, or kept
+    with count 0)."""
+    summaries = [s for s in provider.namespaces() if is_ours(ctx, s.namespace) and s.count]
+    names = [s.namespace for s in summaries]
+    repeated = sorted({where(ctx, n) for n in names if names.count(n) > 1})
+    ctx.require(not repeated, "namespaces()", "one summary per namespace", f"{repeated} twice")
+    ctx.require_same(
+        "namespaces()",
+        {where(ctx, n): c for n, c in counts.items()},
+        {where(ctx, s.namespace): s.count for s in summaries},
+        "the count of each namespace",
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One entry a check writes: everything `store` takes."""
+
+    namespace: str
+    key: str
+    content: str
+    category: MemoryCategory = CORE
+    session_id: str | None = None
+    taint: MemoryTaint = MemoryTaint.INTERNAL
+
+    def fields(self) -> dict[str, object]:
+        """The fields a read must give back, by name (for `ctx.require_same`)."""
+        return {
+            "namespace": self.namespace,
+            "key": self.key,
+            "content": self.content,
+            "category": self.category,
+            "session_id": self.session_id,
+            "taint": self.taint,
+        }
+
+    def selected_by(self, category: MemoryCategory | None, session_id: str | None) -> bool:
+        """Whether `list` with these filters (`None`: no filter) selects this row."""
+        return (category is None or self.category == category) and (
+            session_id is None or self.session_id == session_id
+        )
+
+
+def read_back(entry: Any) -> dict[str, object]:
+    """The fields of a returned entry that a write sets, named as `Row.fields` names them."""
+    return {
+        "namespace": entry.namespace,
+        "key": entry.key,
+        "content": entry.content,
+        "category": entry.category,
+        "session_id": entry.session_id,
+        "taint": entry.taint,
+    }
+
+
+def put_rows(provider: Any, ctx: CheckContext, rows: Iterable[Row]) -> None:
+    """`put` each row, in order."""
+    for row in rows:
+        put(
+            provider,
+            ctx,
+            row.namespace,
+            row.key,
+            row.content,
+            row.category,
+            row.session_id,
+            row.taint,
+        )
 
 
 def provider_retains_writes(provider: Any, ctx: CheckContext | None = None) -> bool:
-    """The retention probe (A9 §6): store one entry, read it back. Errors propagate.
+    """The retention probe (A9 §6): store one entry, read it back by `get` and `list`.
 
-    Deliberately not a flag the driver sets: a driver that means to retain and
-    silently does not must be caught by the storage checks, not excused from them.
+    False only when nothing comes back at all. An entry that comes back different
+    (content, key, namespace, category, session or taint), or through `list` but not
+    `get`, fails the probe with the difference: a driver that keeps something is never
+    excused from the storage checks. Errors propagate. Deliberately not a flag the
+    driver sets: a driver that means to retain and silently does not must be caught.
     """
     context = ctx if ctx is not None else CheckContext("provider.retention_probe")
     bound = context.bind(provider)
-    namespace = ns(context, "probe")
+    probe = Row(ns(context, "probe"), "probe", PROBE_CONTENT)
     try:
-        put(bound, context, namespace, "probe", "probe")
-        entry = bound.get(namespace, "probe")
+        put_rows(bound, context, [probe])
+        entry = bound.get(probe.namespace, probe.key)
+        listed = bound.list(probe.namespace, None, None)
     finally:
         failure = context.run_cleanups()
     if failure is not None:
         raise failure
-    return entry is not None and entry.content == "probe"
+    if entry is None and not listed:
+        return False
+    get_call = f"get({probe.namespace!r}, 'probe')"
+    if entry is None:
+        context.fail(get_call, "the probe entry, which list returns", "None")
+    context.require_same(get_call, probe.fields(), read_back(entry), "the probe entry")
+    list_call = f"list({probe.namespace!r}, None, None)"
+    context.require(len(listed) == 1, list_call, "exactly the probe entry", listed)
+    context.require_same(list_call, probe.fields(), read_back(listed[0]), "the probe entry")
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import unicodedata
 from typing import Any
 
 from conformance.provider import (
@@ -231,6 +232,420 @@ class LeaksCredential(ReferenceProvider):
             raise Invalid(f"{exc.message} (api key {self.secret})") from exc
 
 
+class ChangesContentOnTheWayBack(ReferenceProvider):
+    """Stores everything, but gives content back lowercased (a normalising read path)."""
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        entry = super().get(namespace, key)
+        return None if entry is None else _lowered(entry)
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        return [_lowered(e) for e in super().list(namespace, category, session_id)]
+
+
+def _lowered(entry: MemoryEntry) -> MemoryEntry:
+    return entry.model_copy(update={"content": entry.content.lower()})
+
+
+class GetFindsNothing(ReferenceProvider):
+    """Stores and lists, but `get` never finds anything (a read path with the wrong key)."""
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        return None
+
+
+class SearchPagesOfTen(ReferenceProvider):
+    """An adapter that reads one page of its store's search (LangGraph's `search` returns 10
+    items unless asked for more): list, list(None), namespaces() counts and recall stop at
+    10. Subclasses cap one operation each, or another page size."""
+
+    page = 10
+    capped: frozenset[str] = frozenset({"list", "list(None)", "namespaces", "recall"})
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(namespace, category, session_id)
+        which = "list" if namespace is not None else "list(None)"
+        return rows[: self.page] if which in self.capped else rows
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        summaries = super().namespaces()
+        if "namespaces" not in self.capped:
+            return summaries
+        return [s.model_copy(update={"count": min(s.count, self.page)}) for s in summaries]
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        if "recall" in self.capped:
+            limit = min(limit, self.page)
+        return super().recall(query, limit, opts, scope)
+
+
+class ListPagesOfTwenty(SearchPagesOfTen):
+    """Lists one namespace 20 rows at a time and never asks for the next page."""
+
+    page = 20
+    capped = frozenset({"list"})
+
+
+class ListNonePagesOfTen(SearchPagesOfTen):
+    """Lists every namespace (`list(None)`) from one page of 10."""
+
+    capped = frozenset({"list(None)"})
+
+
+class ListNonePagesOfFifty(SearchPagesOfTen):
+    """Lists every namespace (`list(None)`) from one page of 50."""
+
+    page = 50
+    capped = frozenset({"list(None)"})
+
+
+class CountsPagesOfTen(SearchPagesOfTen):
+    """Counts a namespace's entries from one page of 10."""
+
+    capped = frozenset({"namespaces"})
+
+
+class RecallPagesOfTen(SearchPagesOfTen):
+    """Recalls from one page of 10 hits, whatever the limit."""
+
+    capped = frozenset({"recall"})
+
+
+class NamespaceMatchedAsPrefix(ReferenceProvider):
+    """Matches a namespace as a string prefix (`LIKE 'ns%'`) in list, recall and counts."""
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(None, category, session_id)
+        return [r for r in rows if namespace is None or (r.namespace or "").startswith(namespace)]
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        if opts.namespace is None:
+            return super().recall(query, limit, opts, scope)
+        hits: builtins.list[MemoryEntry] = []
+        for summary in super().namespaces():
+            if summary.namespace.startswith(opts.namespace):
+                pinned = opts.model_copy(update={"namespace": summary.namespace})
+                hits.extend(super().recall(query, limit, pinned, scope))
+        return sorted(hits, key=lambda h: -(h.score or 0))[:limit]
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        summaries = super().namespaces()
+        return [
+            s.model_copy(
+                update={
+                    "count": sum(t.count for t in summaries if t.namespace.startswith(s.namespace))
+                }
+            )
+            for s in summaries
+        ]
+
+
+class ListMatchesPathPrefix(ReferenceProvider):
+    """Lists a namespace with everything below it (`a` admits `a/b`), as a hierarchical
+    prefix search does."""
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(None, category, session_id)
+        return [
+            r
+            for r in rows
+            if namespace is None
+            or r.namespace == namespace
+            or (r.namespace or "").startswith(namespace + "/")
+        ]
+
+
+class RecallMatchesPrefix(NamespaceMatchedAsPrefix):
+    """Only recall matches the namespace as a string prefix."""
+
+    list = ReferenceProvider.list  # type: ignore[assignment]
+    namespaces = ReferenceProvider.namespaces  # type: ignore[assignment]
+
+
+class ForgetsKeyUnderTheParent(ReferenceProvider):
+    """Forgets the key in every namespace under the same parent (a delete keyed on the
+    parent path and the key, not the namespace)."""
+
+    def forget(self, namespace: str, key: str) -> bool:
+        parent = namespace.rsplit("/", 1)[0]
+        found = False
+        for summary in self.namespaces():
+            if summary.namespace.startswith(parent):
+                found = super().forget(summary.namespace, key) or found
+        return found
+
+
+class CategoryFilterIgnoresCase(ReferenceProvider):
+    """Compares categories without case (`COLLATE NOCASE`)."""
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(namespace, None, session_id)
+        if category is None:
+            return rows
+        return [r for r in rows if str(r.category).lower() == str(category).lower()]
+
+
+class SessionFilterMatchesPrefix(ReferenceProvider):
+    """Matches the session filter as a prefix (`LIKE 's%'`)."""
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(namespace, category, None)
+        if session_id is None:
+            return rows
+        return [r for r in rows if (r.session_id or "").startswith(session_id)]
+
+
+class UpsertKeepsOldLabels(ReferenceProvider):
+    """Replaces the content on a second store, but keeps the first category, session
+    and taint."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        old = self.get(namespace, key)
+        if old is not None:
+            category, session_id, taint = old.category, old.session_id, old.taint
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+class RecallReversed(ReferenceProvider):
+    """Ranks the worst match first (an L2 distance sorted as if it were a similarity)."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        return builtins.list(reversed(super().recall(query, limit, opts, scope)))
+
+
+class RecallInKeyOrder(ReferenceProvider):
+    """Answers matches in key order, without scores."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        hits = super().recall(query, 1000, opts, scope)
+        ordered = sorted(hits, key=lambda h: h.key)[:limit]
+        return [h.model_copy(update={"score": None}) for h in ordered]
+
+
+class RecallAnswersAnyway(ReferenceProvider):
+    """Answers the namespace's entries when nothing matches (a vector store with no
+    threshold)."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        hits = super().recall(query, limit, opts, scope)
+        if hits or not query.strip():
+            return hits
+        return self.list(opts.namespace or "global", None, None)[:limit]
+
+
+class IgnoresMinScore(ReferenceProvider):
+    """Drops `min_score`."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        return super().recall(query, limit, opts.model_copy(update={"min_score": None}), scope)
+
+
+class MinScoreExclusive(ReferenceProvider):
+    """Keeps only hits scoring strictly above `min_score` (`>` where `>=` is due)."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        hits = super().recall(query, limit, opts, scope)
+        bound = opts.min_score
+        return [h for h in hits if bound is None or (h.score is not None and h.score > bound)]
+
+
+class TimestampsWithoutZone(ReferenceProvider):
+    """Writes entry times without a zone (`2024-05-01T12:00:00`)."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(namespace, key, content, category, session_id, taint)
+        with self._lock:
+            entry = self._rows[namespace, key]
+            self._rows[namespace, key] = entry.model_copy(
+                update={"timestamp": "2024-05-01T12:00:00"}
+            )
+
+
+class SummaryTimeWithoutZone(ReferenceProvider):
+    """Reports a namespace's last update as a local time without a zone."""
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        return [
+            s.model_copy(update={"last_updated": "2024-05-01 12:00:00"})
+            for s in super().namespaces()
+        ]
+
+
+class RefusesDottedNamespaces(ReferenceProvider):
+    """Refuses any namespace holding a `.` (LangGraph splits namespaces on dots)."""
+
+    def _refuse(self, namespace: str | None) -> None:
+        if namespace is not None and "." in namespace:
+            raise Invalid(f"namespace labels cannot contain periods: {namespace}")
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        self._refuse(namespace)
+        super().store(namespace, key, content, category, session_id, taint)
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        self._refuse(namespace)
+        return super().get(namespace, key)
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        self._refuse(namespace)
+        return super().list(namespace, category, session_id)
+
+
+class RefusesLongKeys(ReferenceProvider):
+    """Refuses keys over 255 characters (a VARCHAR(255) column)."""
+
+    max_key = 255
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        if len(key) > self.max_key:
+            raise Invalid(f"key is longer than {self.max_key} characters")
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+class RefusesEmptyContent(ReferenceProvider):
+    """Refuses empty content (as TinyCortex does), without declaring it."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        if not content:
+            raise Invalid("content must not be empty")
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+class TrimsContent(ReferenceProvider):
+    """Strips leading and trailing whitespace from what it stores."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(namespace, key, content.strip(), category, session_id, taint)
+
+
+class NormalisesContent(ReferenceProvider):
+    """Stores content in Unicode NFKC form."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        normal = unicodedata.normalize("NFKC", content)
+        super().store(namespace, key, normal, category, session_id, taint)
+
+
+class ExportSkipsBetweenPages(ReferenceProvider):
+    """Starts each next page one record too far (an off-by-one cursor)."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        page = super().export_page(cursor, limit)
+        if page.next_cursor is None:
+            return page
+        skipped = int(page.next_cursor) + 1
+        total = len(self._sorted_rows())
+        return ExportPage(
+            records=page.records, next_cursor=str(skipped) if skipped < total else None
+        )
+
+
+class ExportRepeatsRecord(ReferenceProvider):
+    """Starts each next page on the last record of the page before (an inclusive cursor)."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        page = super().export_page(cursor, limit)
+        if page.next_cursor is None or len(page.records) < 2:
+            return page
+        return ExportPage(records=page.records, next_cursor=str(int(page.next_cursor) - 1))
+
+
+class ImportDropsSession(ReferenceProvider):
+    """Imports every record without its session."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        stripped = []
+        for record in records:
+            payload = dict(record.payload) if isinstance(record.payload, dict) else {}
+            payload["session_id"] = None
+            stripped.append(record.model_copy(update={"payload": payload}))
+        return super().import_records(stripped)
+
+
 # Each broken provider and the check that exists to catch it.
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     AdvertisesDocuments: "provider.capability_audit",
@@ -251,4 +666,34 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     ImportDropsTaint: "provider.export_import_round_trip",
     MangleContent: "provider.awkward_content_round_trips",
     LeaksCredential: "provider.no_credential_in_errors",
+    ChangesContentOnTheWayBack: "provider.retention_probe",
+    GetFindsNothing: "provider.retention_probe",
+    SearchPagesOfTen: "provider.listing_holds_at_volume",
+    ListPagesOfTwenty: "provider.listing_holds_at_volume",
+    ListNonePagesOfTen: "provider.listing_holds_at_volume",
+    ListNonePagesOfFifty: "provider.listing_holds_at_volume",
+    CountsPagesOfTen: "provider.listing_holds_at_volume",
+    RecallPagesOfTen: "provider.recall_respects_limit_and_namespace",
+    NamespaceMatchedAsPrefix: "provider.namespaces_are_isolated",
+    ListMatchesPathPrefix: "provider.namespaces_are_isolated",
+    RecallMatchesPrefix: "provider.namespaces_are_isolated",
+    ForgetsKeyUnderTheParent: "provider.namespaces_are_isolated",
+    CategoryFilterIgnoresCase: "provider.list_filters_narrow",
+    SessionFilterMatchesPrefix: "provider.list_filters_narrow",
+    UpsertKeepsOldLabels: "provider.upsert_replaces_rather_than_duplicates",
+    RecallReversed: "provider.recall_ranks_best_first",
+    RecallInKeyOrder: "provider.recall_ranks_best_first",
+    RecallAnswersAnyway: "provider.recall_respects_limit_and_namespace",
+    IgnoresMinScore: "provider.recall_honours_min_score",
+    MinScoreExclusive: "provider.recall_honours_min_score",
+    TimestampsWithoutZone: "provider.timestamps_are_rfc3339",
+    SummaryTimeWithoutZone: "provider.timestamps_are_rfc3339",
+    RefusesDottedNamespaces: "provider.accepts_valid_input",
+    RefusesLongKeys: "provider.accepts_valid_input",
+    RefusesEmptyContent: "provider.awkward_content_round_trips",
+    TrimsContent: "provider.awkward_content_round_trips",
+    NormalisesContent: "provider.awkward_content_round_trips",
+    ExportSkipsBetweenPages: "provider.export_covers_every_record",
+    ExportRepeatsRecord: "provider.export_covers_every_record",
+    ImportDropsSession: "provider.export_import_round_trip",
 }

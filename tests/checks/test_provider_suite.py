@@ -52,12 +52,27 @@ def test_vacuity_guard_every_storage_check_fails_on_the_null_driver(chk: Any) ->
     assert failure.value.check_id == chk.id
 
 
+def settings_for(broken: type[Any]) -> RunSettings:
+    secret = getattr(broken, "secret", None)
+    return FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
+
+
 @pytest.mark.parametrize("broken", list(BROKEN_PROVIDERS), ids=lambda b: b.__name__)
 def test_each_broken_provider_fails_its_check(broken: type[Any]) -> None:
     expected = BROKEN_PROVIDERS[broken]
-    secret = getattr(broken, "secret", None)
-    settings = FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
-    results = run_provider_suite(broken(), settings)
+    results = run_provider_suite(broken(), settings_for(broken))
+    assert results[expected].outcome == "failed", results[expected]
+    assert f"conformance check `{expected}` failed" in results[expected].reason
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_PROVIDERS), ids=lambda b: b.__name__)
+def test_each_broken_provider_fails_its_check_alone_on_a_fresh_instance(
+    broken: type[Any],
+) -> None:
+    # No check may rely on what earlier checks wrote: `-k <check>` must find the fault.
+    expected = BROKEN_PROVIDERS[broken]
+    results = run_provider_suite(broken(), settings_for(broken), only=[expected])
+    assert set(results) == {expected}
     assert results[expected].outcome == "failed", results[expected]
     assert f"conformance check `{expected}` failed" in results[expected].reason
 

@@ -1,0 +1,144 @@
+"""Provider checks of what recall's order and scores mean: best first, and `min_score`."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.provider_support import (
+    RECALL_OWNER,
+    Row,
+    keys_of,
+    named_keys,
+    ns,
+    put_rows,
+    require_relied_on,
+)
+from conformance.provider import OwnedRecallOpts
+
+RANKED_QUERY = "amber lantern"
+# The exact match sits in the middle of key and insertion order, so neither order, nor
+# a reversed ranking, puts it first by accident.
+RANKED = (
+    ("r1", "the amber lantern swung above the north gate of the harbour all night"),
+    ("r2", "an amber lantern was found on the quay"),
+    ("r3", RANKED_QUERY),
+    ("r4", "amber lantern light across the water"),
+    ("r5", "they lit the amber lantern at dusk, as the fishermen always did"),
+)
+EXACT = "r3"
+
+
+def _score(hit: Any) -> float | None:
+    score = hit.score
+    return None if score is None or math.isnan(score) else float(score)
+
+
+@check(
+    "provider.recall_ranks_best_first",
+    title="Recall is best first: an entry equal to the query leads, scores never rise",
+    clause="contract-reference A4 (MemoryRecall.recall: most relevant first)",
+    storage=True,
+)
+def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
+    """Among five entries holding the query, the one whose content equals it is the
+    first hit (or, when the driver scores, ties the first hit's score), and scores,
+    where given, do not increase down the list (higher is better, at any scale).
+
+    Catches a ranking that is reversed (an L2 distance sorted as a similarity) or that
+    follows key or insertion order.
+    """
+    namespace = ns(ctx, "ranked")
+    put_rows(provider, ctx, [Row(namespace, key, text) for key, text in RANKED])
+    call = f"recall({RANKED_QUERY!r}, 10, namespace={namespace!r})"
+    hits = provider.recall(RANKED_QUERY, 10, OwnedRecallOpts(namespace=namespace), None)
+    every = named_keys(ctx, [k for k, _ in RANKED])
+    require_relied_on(ctx, RECALL_OWNER, call, keys_of(ctx, hits), every, "the five entries")
+    scored = [(h.key, score) for h in hits if (score := _score(h)) is not None]
+    for (above, high), (below, low) in itertools.pairwise(scored):
+        ctx.require(
+            low <= high,
+            call,
+            "scores that do not increase down the list (best first)",
+            f"{above} scored {high!r}, then {below} scored {low!r}",
+        )
+    first, exact = hits[0], next(h for h in hits if h.key == EXACT)
+    tied = _score(first) is not None and _score(first) == _score(exact)
+    ctx.require(
+        first.key == EXACT or tied,
+        call,
+        f"{EXACT} (content {RANKED_QUERY!r}, equal to the query) as the first hit",
+        f"{first.key} first, {EXACT} at position {hits.index(exact) + 1}: "
+        f"{[(h.key, h.score) for h in hits]}",
+    )
+
+
+MIN_SCORE_QUERY = "cobalt"
+SCORED = (
+    ("m1", "cobalt"),
+    ("m2", "cobalt kettle"),
+    ("m3", "a cobalt kettle on the stove"),
+    ("m4", "a cobalt kettle left on the old iron stove in the back kitchen"),
+)
+
+
+@check(
+    "provider.recall_honours_min_score",
+    title="min_score drops the hits scoring below it and keeps those at or above it",
+    clause="contract-reference A1 (OwnedRecallOpts.min_score: drop hits scoring below it)",
+    storage=True,
+)
+def assert_recall_honours_min_score(provider: Any, ctx: CheckContext) -> None:
+    """Scores are read from the driver's own unfiltered recall, then:
+
+    - with `min_score` equal to the second-lowest distinct score, exactly the hits
+      scoring at or above it come back (the bound is inclusive) and the lowest is gone;
+    - with `min_score` above the best score, nothing comes back.
+
+    A driver that gives no scores (`None`) cannot be held to a threshold: then recall
+    with a `min_score` must still answer, with hits drawn from the unfiltered ones, each
+    once. A driver scoring every hit alike is held to the second rule only.
+    """
+    namespace = ns(ctx, "min-score")
+    put_rows(provider, ctx, [Row(namespace, key, text) for key, text in SCORED])
+    every = named_keys(ctx, [k for k, _ in SCORED])
+
+    def recall(min_score: float | None) -> tuple[str, list[Any]]:
+        opts = OwnedRecallOpts(namespace=namespace, min_score=min_score)
+        call = f"recall({MIN_SCORE_QUERY!r}, 10, namespace={namespace!r}, min_score={min_score!r})"
+        return call, provider.recall(MIN_SCORE_QUERY, 10, opts, None)
+
+    call, hits = recall(None)
+    require_relied_on(ctx, RECALL_OWNER, call, keys_of(ctx, hits), every, "the four entries")
+    scores = {h.key: _score(h) for h in hits}
+    given = {key: score for key, score in scores.items() if score is not None}
+    if len(given) < len(scores):
+        call, filtered = recall(0.5)
+        got = keys_of(ctx, filtered)
+        ctx.require_ids(call, got, [k for k in dict.fromkeys(got) if k in every], "hits")
+        return
+    distinct = sorted(set(given.values()))
+    if len(distinct) > 1:
+        bound = distinct[1]
+        call, filtered = recall(bound)
+        want = [key for key, score in given.items() if score >= bound]
+        ctx.require_ids(
+            call,
+            keys_of(ctx, filtered),
+            want,
+            f"exactly the hits scoring at or above {bound!r} (unfiltered scores {given})",
+        )
+        low = [(h.key, h.score) for h in filtered if _score(h) is None or h.score < bound]
+        ctx.require(not low, call, f"every hit scoring at least {bound!r}", f"{low}")
+    best = distinct[-1]
+    above = best + (abs(best) or 1.0) / 2
+    call, filtered = recall(above)
+    ctx.require(
+        filtered == [],
+        call,
+        f"[] (the best unfiltered score is {best!r})",
+        f"{[(h.key, h.score) for h in filtered]}",
+    )

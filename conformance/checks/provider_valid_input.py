@@ -1,0 +1,137 @@
+"""Provider check that contract-valid but unusual names are taken and read back unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.provider_support import (
+    Row,
+    call_of,
+    keys_of,
+    named_keys,
+    ns,
+    put,
+    read_back,
+    require_counts,
+    taking_valid_input,
+)
+from conformance.provider import MAX_NAMESPACE_LEN, MemoryCategory
+
+LONG_KEY = 1000
+"""Characters in the long key (the contract sets no bound; stores often cut at 255 or 512)."""
+
+KEYS = (
+    ("inner spaces", "key with inner spaces"),
+    ("punctuation", "slash/colon:dot.at@plus+hash#pct%amp&q?"),
+    ("quotes and a backslash", "quote'double\"back\\slash"),
+    ("leading dash and dot", "-.dash-dot"),
+    ("non-ASCII", "ключ-ünïcødé-🔑"),
+    ("a control character", "tab\there"),
+)
+
+
+def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str]]:
+    """`(what, namespace)` for every unusual but valid namespace (contract A6) the
+    driver's declared constraints admit, the longest at the declared or contract bound."""
+    root = ctx.root
+    limit = ctx.settings.constraints.max_namespace_bytes or MAX_NAMESPACE_LEN
+    longest = f"{root}/longest-"
+    cases = [
+        ("dots", f"{root}/dotted.name.v2"),
+        ("an at sign", f"{root}/user@example.org"),
+        ("a plus", f"{root}/tag+plus"),
+        ("colons beyond the first", f"learning:{root}/topic:sub:leaf"),
+        ("several / segments", f"{root}/seg1/seg2/seg3/seg4"),
+        ("every allowed character class", f"{root}/AZaz09-_.:@+/end"),
+        (f"the longest allowed ({limit} bytes)", longest + "x" * (limit - len(longest))),
+    ]
+    admits = ctx.settings.constraints.admits_namespace
+    return [(what, name) for what, name in cases if admits(name) and len(name) <= limit]
+
+
+def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
+    """`(what, key)` for every unusual key the driver's declared constraints admit."""
+    limit = min(ctx.settings.constraints.max_key_length or LONG_KEY, LONG_KEY)
+    cases = [*KEYS, (f"{limit} characters long", "long-" + "k" * (limit - 5))]
+    return [(what, key) for what, key in cases if ctx.settings.constraints.admits_key(key)]
+
+
+@check(
+    "provider.accepts_valid_input",
+    title="Unusual but valid namespaces, keys, categories and sessions are taken and read back",
+    clause="contract-reference A6 (namespace validation: what is valid must be taken), "
+    "A4 (store: Invalid only for input the driver declares it refuses)",
+    storage=True,
+)
+def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
+    """Namespaces with dots, `@`, `+`, colons beyond the first, several `/` segments,
+    every allowed character class and the longest allowed length; keys with spaces,
+    punctuation, quotes, non-ASCII, a control character and 1000 characters; a custom
+    category and a session id with unusual characters. Each is stored, read back
+    unchanged by get and list, and counted by namespaces() under its exact spelling.
+
+    A refusal fails, unless the driver declared it (`Constraints.namespace_alphabet`,
+    `max_namespace_bytes`, `key_alphabet`, `max_key_length`, `non_ascii`,
+    `control_characters`); declared input is not sent. Unusual content is the business
+    of `provider.awkward_content_round_trips`.
+    """
+    names = unusual_namespaces(ctx)
+    for what, namespace in names:
+        row = Row(namespace, "k", f"stored under a namespace with {what}")
+        _store(provider, ctx, row, f"a namespace with {what}", "namespace_alphabet")
+
+    key_space = ns(ctx, "keys")
+    keys = unusual_keys(ctx)
+    for what, key in keys:
+        row = Row(key_space, key, f"stored under a key with {what}")
+        _store(provider, ctx, row, f"a key with {what}", "key_alphabet")
+    category = MemoryCategory.custom("Team: ops/on-call ü")
+    session = "sess/ü:1 two"
+    texts = ctx.settings.constraints.admits_text
+    labelled = texts(category.name) and texts(session)
+    if labelled:
+        row = Row(
+            key_space, "labelled", "a custom category and an unusual session", category, session
+        )
+        _store(provider, ctx, row, "an unusual category and session id", "non_ascii")
+
+    listed = provider.list(key_space, None, None)
+    want = named_keys(ctx, [key for _, key in keys] + (["labelled"] if labelled else []))
+    call = f"list({key_space!r}, None, None)"
+    ctx.require_ids(call, keys_of(ctx, listed), want, "every key exactly as stored")
+    for what, namespace in names:
+        call = f"{call_of('list', namespace, None, None)} (a namespace with {what})"
+        with taking_valid_input(ctx, call, f"a namespace with {what}", "namespace_alphabet"):
+            listed = provider.list(namespace, None, None)
+        ctx.require(len(listed) == 1, call, "exactly the entry stored there", listed)
+        ctx.require_same(
+            call,
+            Row(namespace, "k", f"stored under a namespace with {what}").fields(),
+            read_back(listed[0]),
+            "the entry",
+        )
+    counts = {namespace: 1 for _, namespace in names}
+    counts[key_space] = len(want)
+    require_counts(provider, ctx, counts)
+
+
+def _store(provider: Any, ctx: CheckContext, row: Row, what: str, declare: str) -> None:
+    """Store `row` and read it back by get; a refusal of either names `what`."""
+    put(
+        provider,
+        ctx,
+        row.namespace,
+        row.key,
+        row.content,
+        row.category,
+        row.session_id,
+        what=what,
+        declare=declare,
+    )
+    call = f"{call_of('get', row.namespace, row.key)} ({what})"
+    with taking_valid_input(ctx, call, what, declare):
+        entry = provider.get(row.namespace, row.key)
+    ctx.require(entry is not None, call, "the stored entry", "None")
+    ctx.require_same(call, row.fields(), read_back(entry), "the entry")
