@@ -11,6 +11,8 @@ from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.provider_support import (
     CORE,
+    FILTERED_ROWS,
+    FILTERS,
     Row,
     keys_of,
     named_keys,
@@ -119,34 +121,6 @@ def assert_upsert_replaces_rather_than_duplicates(provider: Any, ctx: CheckConte
     ctx.require_same(get_call, second.fields(), read_back(entry), "the second store")
 
 
-# Each filter value has decoys differing only in case or as a string-prefix sibling,
-# the shapes a store matching with LIKE, COLLATE NOCASE or startswith lets through.
-ALPHA = MemoryCategory.custom("alpha")
-FILTER_ROWS = (
-    ("core-a", CORE, "s1"),
-    ("daily-b", DAILY, "s2"),
-    ("cat-alpha", ALPHA, None),
-    ("cat-Alpha", MemoryCategory.custom("Alpha"), None),
-    ("cat-alphabet", MemoryCategory.custom("alphabet"), None),
-    ("cat-alph", MemoryCategory.custom("alph"), None),
-    ("ses-1", DAILY, "sess-1"),
-    ("ses-1-upper", DAILY, "SESS-1"),
-    ("ses-10", DAILY, "sess-10"),
-    ("ses-prefix", DAILY, "sess-"),
-)
-FILTERS: tuple[tuple[MemoryCategory | None, str | None], ...] = (
-    (CORE, None),
-    (DAILY, None),
-    (ALPHA, None),
-    (MemoryCategory.custom("Alpha"), None),
-    (None, "s2"),
-    (None, "sess-1"),
-    (None, "SESS-1"),
-    (DAILY, "sess-1"),
-    (CORE, "sess-1"),
-)
-
-
 @check(
     "provider.list_filters_narrow",
     title="Each list filter selects exactly its rows, and namespaces() counts",
@@ -162,7 +136,7 @@ def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
     every row.
     """
     namespace = ns(ctx, "filters")
-    rows = [Row(namespace, key, f"row {key}", cat, session) for key, cat, session in FILTER_ROWS]
+    rows = [Row(namespace, key, f"row {key}", cat, session) for key, cat, session in FILTERED_ROWS]
     put_rows(provider, ctx, rows)
     everything = named_keys(ctx, [r.key for r in rows])
     call = f"list({namespace!r}, None, None)"
@@ -170,7 +144,7 @@ def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
         call, keys_of(ctx, provider.list(namespace, None, None)), everything, "every row"
     )
     for category, session in FILTERS:
-        want = [r.key for r in rows if r.selected_by(category, session)]
+        want = named_keys(ctx, (r.key for r in rows if r.selected_by(category, session)))
         got = provider.list(namespace, category, session)
         call = f"list({namespace!r}, {category!r}, {session!r})"
         ctx.require_ids(call, keys_of(ctx, got), want, "exactly the rows the filters select")

@@ -8,6 +8,8 @@ from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import DriverRaised
 from conformance.checks.provider_support import (
+    FILTERED_ROWS,
+    FILTERS,
     RECALL_OWNER,
     Row,
     entry_ref,
@@ -74,6 +76,34 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
     hits = provider.recall(absent, 10, OwnedRecallOpts(namespace=a), None)
     call = f"recall({absent!r}, 10, namespace={a!r})"
     ctx.require(hits == [], call, "[] (no entry holds the query)", ctx.named(refs(ctx, hits)))
+
+
+@check(
+    "provider.recall_filters_narrow",
+    title="Recall's category and session options select exactly their entries",
+    clause="contract-reference A1 (OwnedRecallOpts.category: keep only this category; "
+    "session_id: restrict to entries of this session), A4 (recall)",
+    storage=True,
+)
+def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
+    """Recall with `category`, `session_id`, or both, answers exactly the matching entries
+    those options select; every option value has decoys differing only in case (`Alpha`,
+    `SESS-1`) or as a string-prefix sibling (`alphabet`, `alph`, `sess-10`, `sess-`)."""
+    namespace = ns(ctx, "recall-filters")
+    rows = [
+        Row(namespace, key, f"needle row {key}", category, session)
+        for key, category, session in FILTERED_ROWS
+    ]
+    put_rows(provider, ctx, rows)
+    for category, session in FILTERS:
+        opts = OwnedRecallOpts(namespace=namespace, category=category, session_id=session)
+        hits = provider.recall("needle", 20, opts, None)
+        call = (
+            f"recall('needle', 20, namespace={namespace!r}, "
+            f"category={category!r}, session_id={session!r})"
+        )
+        want = named_keys(ctx, (r.key for r in rows if r.selected_by(category, session)))
+        ctx.require_ids(call, keys_of(ctx, hits), want, "exactly the entries the options select")
 
 
 @check(

@@ -23,6 +23,7 @@ from conformance.checks.provider_ranking import (
 )
 from conformance.checks.provider_recall import (
     assert_namespace_none_semantics,
+    assert_recall_filters_narrow,
     assert_recall_respects_limit_and_namespace,
     assert_recall_respects_source_scope,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "assert_namespaces_are_isolated",
     "assert_namespaces_preserve_their_section",
     "assert_provider_retention_probe",
+    "assert_recall_filters_narrow",
     "assert_recall_honours_min_score",
     "assert_recall_ranks_best_first",
     "assert_recall_respects_limit_and_namespace",

@@ -23,6 +23,36 @@ FORGET_OWNER = "provider.forget_is_idempotent"
 RECALL_OWNER = "provider.recall_respects_limit_and_namespace"
 EXPORT_OWNER = "provider.export_covers_every_record"
 
+# Rows whose every filter value has decoys differing only in case or as a string-prefix
+# sibling: the shapes a store matching with LIKE, COLLATE NOCASE or startswith lets through.
+_ALPHA = MemoryCategory.custom("alpha")
+FILTERED_ROWS: tuple[tuple[str, MemoryCategory, str | None], ...] = (
+    ("core-a", CORE, "s1"),
+    ("daily-b", MemoryCategory.DAILY, "s2"),
+    ("cat-alpha", _ALPHA, None),
+    ("cat-Alpha", MemoryCategory.custom("Alpha"), None),
+    ("cat-alphabet", MemoryCategory.custom("alphabet"), None),
+    ("cat-alph", MemoryCategory.custom("alph"), None),
+    ("ses-1", MemoryCategory.DAILY, "sess-1"),
+    ("ses-1-upper", MemoryCategory.DAILY, "SESS-1"),
+    ("ses-10", MemoryCategory.DAILY, "sess-10"),
+    ("ses-prefix", MemoryCategory.DAILY, "sess-"),
+)
+"""`(key, category, session)`: the rows the filter checks hold."""
+FILTERS: tuple[tuple[MemoryCategory | None, str | None], ...] = (
+    (None, None),
+    (CORE, None),
+    (MemoryCategory.DAILY, None),
+    (_ALPHA, None),
+    (MemoryCategory.custom("Alpha"), None),
+    (None, "s2"),
+    (None, "sess-1"),
+    (None, "SESS-1"),
+    (MemoryCategory.DAILY, "sess-1"),
+    (CORE, "sess-1"),
+)
+"""`(category, session)` filters the filter checks ask for, each with its decoys held."""
+
 PROBE_CONTENT = "Retention probe: kept as written, Case and punctuation."
 """What the retention probe stores: mixed case and punctuation, so a driver that
 normalises what it keeps cannot pass for one that keeps nothing."""
@@ -226,8 +256,15 @@ def read_back(entry: Any) -> dict[str, object]:
     }
 
 
-def put_rows(provider: Any, ctx: CheckContext, rows: Iterable[Row]) -> None:
-    """`put` each row, in order."""
+def put_rows(
+    provider: Any,
+    ctx: CheckContext,
+    rows: Iterable[Row],
+    *,
+    what: str = "contract-valid input",
+    declare: str | None = None,
+) -> None:
+    """`put` each row, in order (`what` and `declare` as `put` takes them)."""
     for row in rows:
         put(
             provider,
@@ -238,6 +275,8 @@ def put_rows(provider: Any, ctx: CheckContext, rows: Iterable[Row]) -> None:
             row.category,
             row.session_id,
             row.taint,
+            what=what,
+            declare=declare,
         )
 
 

@@ -12,7 +12,7 @@ from conformance.checks.provider_support import (
     keys_of,
     named_keys,
     ns,
-    put,
+    put_rows,
     read_back,
     require_counts,
     taking_valid_input,
@@ -119,17 +119,7 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
 
 def _store(provider: Any, ctx: CheckContext, row: Row, what: str, declare: str) -> None:
     """Store `row` and read it back by get; a refusal of either names `what`."""
-    put(
-        provider,
-        ctx,
-        row.namespace,
-        row.key,
-        row.content,
-        row.category,
-        row.session_id,
-        what=what,
-        declare=declare,
-    )
+    put_rows(provider, ctx, [row], what=what, declare=declare)
     call = f"{call_of('get', row.namespace, row.key)} ({what})"
     with taking_valid_input(ctx, call, what, declare):
         entry = provider.get(row.namespace, row.key)

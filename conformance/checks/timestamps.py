@@ -9,9 +9,10 @@ from typing import Final
 __all__ = ["rfc3339_instant"]
 
 # RFC 3339 §5.6 date-time; "t"/"z" in either case and a space for "T" (its §5.6 note).
+# ASCII digits only: `\d` would take other scripts' digits too.
 _RFC3339: Final = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
-    r"(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))"
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
 from conformance.provider import (
     Backend,
@@ -22,6 +22,54 @@ from conformance.provider import (
     SourceScope,
 )
 from reference_driver.provider import ReferenceProvider
+
+
+class Written(NamedTuple):
+    """The arguments of one `store`."""
+
+    namespace: str
+    key: str
+    content: str
+    category: MemoryCategory
+    session_id: str | None
+    taint: MemoryTaint
+
+
+class Hooked(ReferenceProvider):
+    """The reference with two hooks a fault (or a freedom) overrides: `write` sees every
+    store before it lands, `read` every entry get, list and recall give back. Overrides
+    call `super()`, so hooked classes combine."""
+
+    def write(self, row: Written) -> Written:
+        return row
+
+    def read(self, entry: MemoryEntry) -> MemoryEntry:
+        return entry
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(*self.write(Written(namespace, key, content, category, session_id, taint)))
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        entry = super().get(namespace, key)
+        return None if entry is None else self.read(entry)
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        return [self.read(e) for e in super().list(namespace, category, session_id)]
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        return [self.read(e) for e in super().recall(query, limit, opts, scope)]
 
 
 class AdvertisesDocuments(ReferenceProvider):
@@ -55,19 +103,11 @@ class ListIgnoresNamespace(ReferenceProvider):
         return super().list(None, category, session_id)
 
 
-class DropsSession(ReferenceProvider):
+class DropsSession(Hooked):
     """Stores every entry without its session."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        super().store(namespace, key, content, category, None, taint)
+    def write(self, row: Written) -> Written:
+        return super().write(row)._replace(session_id=None)
 
 
 class UpsertDuplicates(ReferenceProvider):
@@ -102,19 +142,11 @@ class IgnoresCategoryFilter(ReferenceProvider):
         return super().list(namespace, None, session_id)
 
 
-class RestampsTaint(ReferenceProvider):
+class RestampsTaint(Hooked):
     """Stamps every write internal, whatever taint it was given."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        super().store(namespace, key, content, category, session_id, MemoryTaint.INTERNAL)
+    def write(self, row: Written) -> Written:
+        return super().write(row)._replace(taint=MemoryTaint.INTERNAL)
 
 
 class RecallIgnoresNamespace(ReferenceProvider):
@@ -200,20 +232,12 @@ class ImportDropsTaint(ReferenceProvider):
         )
 
 
-class MangleContent(ReferenceProvider):
+class MangleContent(Hooked):
     """Normalises line endings and drops NUL characters on the way in."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        cleaned = content.replace("\r\n", "\n").replace("\0", "")
-        super().store(namespace, key, cleaned, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        cleaned = row.content.replace("\r\n", "\n").replace("\0", "")
+        return super().write(row)._replace(content=cleaned)
 
 
 class LeaksCredential(ReferenceProvider):
@@ -232,21 +256,11 @@ class LeaksCredential(ReferenceProvider):
             raise Invalid(f"{exc.message} (api key {self.secret})") from exc
 
 
-class ChangesContentOnTheWayBack(ReferenceProvider):
+class ChangesContentOnTheWayBack(Hooked):
     """Stores everything, but gives content back lowercased (a normalising read path)."""
 
-    def get(self, namespace: str, key: str) -> MemoryEntry | None:
-        entry = super().get(namespace, key)
-        return None if entry is None else _lowered(entry)
-
-    def list(
-        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
-    ) -> builtins.list[MemoryEntry]:
-        return [_lowered(e) for e in super().list(namespace, category, session_id)]
-
-
-def _lowered(entry: MemoryEntry) -> MemoryEntry:
-    return entry.model_copy(update={"content": entry.content.lower()})
+    def read(self, entry: MemoryEntry) -> MemoryEntry:
+        return entry.model_copy(update={"content": entry.content.lower()})
 
 
 class GetFindsNothing(ReferenceProvider):
@@ -411,23 +425,45 @@ class SessionFilterMatchesPrefix(ReferenceProvider):
         return [r for r in rows if (r.session_id or "").startswith(session_id)]
 
 
-class UpsertKeepsOldLabels(ReferenceProvider):
+class DropsRecallOption(ReferenceProvider):
+    """Drops one option of recall (`option`), as an adapter that never maps it does."""
+
+    option = "category"
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        return super().recall(query, limit, opts.model_copy(update={self.option: None}), scope)
+
+
+class RecallIgnoresCategory(DropsRecallOption):
+    """Drops recall's category option."""
+
+    option = "category"
+
+
+class RecallSessionIgnoresCase(ReferenceProvider):
+    """Matches recall's session option without case."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        wanted = opts.session_id
+        hits = super().recall(query, 1000, opts.model_copy(update={"session_id": None}), scope)
+        kept = [h for h in hits if wanted is None or (h.session_id or "").lower() == wanted.lower()]
+        return kept[:limit]
+
+
+class UpsertKeepsOldLabels(Hooked):
     """Replaces the content on a second store, but keeps the first category, session
     and taint."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        old = self.get(namespace, key)
-        if old is not None:
-            category, session_id, taint = old.category, old.session_id, old.taint
-        super().store(namespace, key, content, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        old = self.get(row.namespace, row.key)
+        if old is None:
+            return super().write(row)
+        kept = row._replace(category=old.category, session_id=old.session_id, taint=old.taint)
+        return super().write(kept)
 
 
 class RecallReversed(ReferenceProvider):
@@ -463,13 +499,10 @@ class RecallAnswersAnyway(ReferenceProvider):
         return self.list(opts.namespace or "global", None, None)[:limit]
 
 
-class IgnoresMinScore(ReferenceProvider):
+class IgnoresMinScore(DropsRecallOption):
     """Drops `min_score`."""
 
-    def recall(
-        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
-    ) -> builtins.list[MemoryEntry]:
-        return super().recall(query, limit, opts.model_copy(update={"min_score": None}), scope)
+    option = "min_score"
 
 
 class MinScoreExclusive(ReferenceProvider):
@@ -483,24 +516,11 @@ class MinScoreExclusive(ReferenceProvider):
         return [h for h in hits if bound is None or (h.score is not None and h.score > bound)]
 
 
-class TimestampsWithoutZone(ReferenceProvider):
-    """Writes entry times without a zone (`2024-05-01T12:00:00`)."""
+class TimestampsWithoutZone(Hooked):
+    """Gives entry times without a zone (`2024-05-01T12:00:00`)."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        super().store(namespace, key, content, category, session_id, taint)
-        with self._lock:
-            entry = self._rows[namespace, key]
-            self._rows[namespace, key] = entry.model_copy(
-                update={"timestamp": "2024-05-01T12:00:00"}
-            )
+    def read(self, entry: MemoryEntry) -> MemoryEntry:
+        return entry.model_copy(update={"timestamp": "2024-05-01T12:00:00"})
 
 
 class SummaryTimeWithoutZone(ReferenceProvider):
@@ -513,24 +533,16 @@ class SummaryTimeWithoutZone(ReferenceProvider):
         ]
 
 
-class RefusesDottedNamespaces(ReferenceProvider):
+class RefusesDottedNamespaces(Hooked):
     """Refuses any namespace holding a `.` (LangGraph splits namespaces on dots)."""
 
     def _refuse(self, namespace: str | None) -> None:
         if namespace is not None and "." in namespace:
             raise Invalid(f"namespace labels cannot contain periods: {namespace}")
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        self._refuse(namespace)
-        super().store(namespace, key, content, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        self._refuse(row.namespace)
+        return super().write(row)
 
     def get(self, namespace: str, key: str) -> MemoryEntry | None:
         self._refuse(namespace)
@@ -543,71 +555,39 @@ class RefusesDottedNamespaces(ReferenceProvider):
         return super().list(namespace, category, session_id)
 
 
-class RefusesLongKeys(ReferenceProvider):
+class RefusesLongKeys(Hooked):
     """Refuses keys over 255 characters (a VARCHAR(255) column)."""
 
     max_key = 255
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        if len(key) > self.max_key:
+    def write(self, row: Written) -> Written:
+        if len(row.key) > self.max_key:
             raise Invalid(f"key is longer than {self.max_key} characters")
-        super().store(namespace, key, content, category, session_id, taint)
+        return super().write(row)
 
 
-class RefusesEmptyContent(ReferenceProvider):
+class RefusesEmptyContent(Hooked):
     """Refuses empty content (as TinyCortex does), without declaring it."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        if not content:
+    def write(self, row: Written) -> Written:
+        if not row.content:
             raise Invalid("content must not be empty")
-        super().store(namespace, key, content, category, session_id, taint)
+        return super().write(row)
 
 
-class TrimsContent(ReferenceProvider):
+class TrimsContent(Hooked):
     """Strips leading and trailing whitespace from what it stores."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        super().store(namespace, key, content.strip(), category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        return super().write(row)._replace(content=row.content.strip())
 
 
-class NormalisesContent(ReferenceProvider):
+class NormalisesContent(Hooked):
     """Stores content in Unicode NFKC form."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        normal = unicodedata.normalize("NFKC", content)
-        super().store(namespace, key, normal, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        normal = unicodedata.normalize("NFKC", row.content)
+        return super().write(row)._replace(content=normal)
 
 
 class ExportSkipsBetweenPages(ReferenceProvider):
@@ -681,6 +661,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     CategoryFilterIgnoresCase: "provider.list_filters_narrow",
     SessionFilterMatchesPrefix: "provider.list_filters_narrow",
     UpsertKeepsOldLabels: "provider.upsert_replaces_rather_than_duplicates",
+    RecallIgnoresCategory: "provider.recall_filters_narrow",
+    RecallSessionIgnoresCase: "provider.recall_filters_narrow",
     RecallReversed: "provider.recall_ranks_best_first",
     RecallInKeyOrder: "provider.recall_ranks_best_first",
     RecallAnswersAnyway: "provider.recall_respects_limit_and_namespace",

@@ -11,13 +11,16 @@ import pytest
 from conformance.checks.context import RunSettings
 from conformance.checks.runner import run_provider_suite
 from conformance.constraints import PROVIDER_NAMESPACE_ALPHABET, Constraints
-from conformance.provider import MemoryCategory, MemoryEntry, MemoryTaint
+from conformance.provider import MemoryCategory, MemoryEntry
 from reference_driver.provider import ReferenceProvider
 from tests.checks.broken_providers import (
+    Hooked,
     RefusesDottedNamespaces,
     RefusesEmptyContent,
     RefusesLongKeys,
+    Written,
 )
+from tests.test_readme import block_under
 
 NOT_RUN = {
     "provider.documents_round_trip": "capability `documents` not offered",
@@ -68,7 +71,7 @@ def test_the_refusal_message_names_what_was_refused_and_what_to_declare() -> Non
     assert "'<root>/dotted.name.v2'" in reason
 
 
-class Recording(ReferenceProvider):
+class Recording(Hooked):
     """The reference, keeping every namespace, key and content it is given."""
 
     def __init__(self) -> None:
@@ -77,19 +80,11 @@ class Recording(ReferenceProvider):
         self.keys_seen: set[str] = set()
         self.contents_seen: set[str] = set()
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        self.namespaces_seen.add(namespace)
-        self.keys_seen.add(key)
-        self.contents_seen.add(content)
-        super().store(namespace, key, content, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        self.namespaces_seen.add(row.namespace)
+        self.keys_seen.add(row.key)
+        self.contents_seen.add(row.content)
+        return super().write(row)
 
     def list(
         self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
@@ -128,3 +123,15 @@ def test_without_constraints_the_unusual_input_is_all_sent() -> None:
     assert max(len(k) for k in provider.keys_seen) == 1000
     assert "" in provider.contents_seen
     assert any("\0" in c for c in provider.contents_seen)
+
+
+class RefusesDotsAndLongKeys(RefusesDottedNamespaces, RefusesLongKeys):
+    """A store with both limits the README's example declares."""
+
+
+def test_the_readme_declaration_example_lets_such_a_store_pass() -> None:
+    namespace: dict[str, Any] = {"AcmeProvider": RefusesDotsAndLongKeys}
+    exec(compile(block_under("What the suite covers"), "README", "exec"), namespace)
+    driver = namespace["driver"]
+    assert not_passed(RefusesDotsAndLongKeys()) != NOT_RUN
+    assert not_passed(driver.make_provider(), driver.constraints) == NOT_RUN

@@ -24,6 +24,7 @@ from conformance.provider import (
 )
 from reference_driver.provider import ReferenceProvider
 from tests.async_wrappers import AsyncOver
+from tests.checks.broken_providers import Hooked, Written
 
 FAST = RunSettings(timeout=10.0, retries=0)
 NOT_RUN = {
@@ -33,29 +34,16 @@ NOT_RUN = {
 EVERYTHING = 10**6
 
 
-class OpaqueIds(ReferenceProvider):
+class OpaqueIds(Hooked):
     """Entry and record ids that are digests, unrelated to namespace and key."""
 
     @staticmethod
     def _id(*parts: object) -> str:
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
-    def _opaque(self, entry: MemoryEntry) -> MemoryEntry:
-        return entry.model_copy(update={"id": self._id("entry", entry.namespace, entry.key)})
-
-    def get(self, namespace: str, key: str) -> MemoryEntry | None:
-        entry = super().get(namespace, key)
-        return None if entry is None else self._opaque(entry)
-
-    def list(
-        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
-    ) -> builtins.list[MemoryEntry]:
-        return [self._opaque(e) for e in super().list(namespace, category, session_id)]
-
-    def recall(
-        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
-    ) -> builtins.list[MemoryEntry]:
-        return [self._opaque(e) for e in super().recall(query, limit, opts, scope)]
+    def read(self, entry: MemoryEntry) -> MemoryEntry:
+        opaque = self._id("entry", entry.namespace, entry.key)
+        return super().read(entry).model_copy(update={"id": opaque})
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
         page = super().export_page(cursor, limit)
@@ -135,25 +123,12 @@ class NoScores(ReferenceProvider):
         ]
 
 
-class OffsetTimestamps(ReferenceProvider):
+class OffsetTimestamps(Hooked):
     """Times written with non-UTC offsets (the same instants), and a namespace time."""
 
-    def _shifted(self, entry: MemoryEntry) -> MemoryEntry:
-        return entry.model_copy(update={"timestamp": "1970-01-01T05:30:00+05:30"})
-
-    def get(self, namespace: str, key: str) -> MemoryEntry | None:
-        entry = super().get(namespace, key)
-        return None if entry is None else self._shifted(entry)
-
-    def list(
-        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
-    ) -> builtins.list[MemoryEntry]:
-        return [self._shifted(e) for e in super().list(namespace, category, session_id)]
-
-    def recall(
-        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
-    ) -> builtins.list[MemoryEntry]:
-        return [self._shifted(e) for e in super().recall(query, limit, opts, scope)]
+    def read(self, entry: MemoryEntry) -> MemoryEntry:
+        shifted = {"timestamp": "1970-01-01T05:30:00+05:30"}
+        return super().read(entry).model_copy(update=shifted)
 
     def namespaces(self) -> builtins.list[NamespaceSummary]:
         return [
@@ -162,24 +137,16 @@ class OffsetTimestamps(ReferenceProvider):
         ]
 
 
-class KeepsEmptyNamespaces(ReferenceProvider):
+class KeepsEmptyNamespaces(Hooked):
     """Keeps listing a namespace once written, with count 0 when emptied."""
 
     def __init__(self) -> None:
         super().__init__()
         self._ever: set[str] = set()
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        self._ever.add(namespace)
-        super().store(namespace, key, content, category, session_id, taint)
+    def write(self, row: Written) -> Written:
+        self._ever.add(row.namespace)
+        return super().write(row)
 
     def namespaces(self) -> builtins.list[NamespaceSummary]:
         held = {s.namespace: s for s in super().namespaces()}
