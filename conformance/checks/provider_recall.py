@@ -145,12 +145,15 @@ def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
 
 @check(
     "provider.recall_respects_source_scope",
-    title="An empty source scope denies everything (or is refused as Invalid)",
-    clause="contract-reference A1 (SourceScope, fail-closed), A4 (recall scope), A9 §13",
+    title="An empty source scope denies source-attributed entries (or is refused as Invalid)",
+    clause="contract-reference A1 (SourceScope, fail-closed), A4 (recall scope), A9 §13; "
+    "decisions §4.11",
     storage=True,
 )
 def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> None:
-    """Recall finds the entry unscoped, and with `SourceScope([])` answers [] or `Invalid`."""
+    """Recall finds an external_sync (source-attributed) entry unscoped, and with
+    `SourceScope([])` answers [] or `Invalid`. Entries without source attribution are
+    not asked about: either answer is conformant for them (decisions §4.11)."""
     namespace = ns(ctx, "scope")
     put(provider, ctx, namespace, "scoped", "source scoped needle", taint=MemoryTaint.EXTERNAL_SYNC)
     unscoped = provider.recall("needle", 8, OwnedRecallOpts(namespace=namespace), None)
