@@ -60,7 +60,7 @@ from conformance.checks.provider_suite import (
     assert_recall_respects_source_scope,
     assert_store_get_round_trip,
     assert_taint_is_preserved,
-    assert_timestamps_are_rfc3339,
+    assert_timestamps_are_well_formed,
     assert_upsert_replaces_rather_than_duplicates,
     provider_retains_writes,
 )
@@ -116,7 +116,7 @@ __all__ = [
     "assert_store_get_round_trip",
     "assert_store_many",
     "assert_taint_is_preserved",
-    "assert_timestamps_are_rfc3339",
+    "assert_timestamps_are_well_formed",
     "assert_unsupported_modes",
     "assert_upsert_replaces_rather_than_duplicates",
     "assert_validation",

@@ -29,7 +29,7 @@ from conformance.checks.provider_recall import (
 )
 from conformance.checks.provider_sections import assert_namespaces_preserve_their_section
 from conformance.checks.provider_support import provider_retains_writes
-from conformance.checks.provider_timestamps import assert_timestamps_are_rfc3339
+from conformance.checks.provider_timestamps import assert_timestamps_are_well_formed
 from conformance.checks.provider_valid_input import assert_accepts_valid_input
 from conformance.checks.provider_volume import assert_listing_holds_at_volume
 
@@ -55,7 +55,7 @@ __all__ = [
     "assert_recall_respects_source_scope",
     "assert_store_get_round_trip",
     "assert_taint_is_preserved",
-    "assert_timestamps_are_rfc3339",
+    "assert_timestamps_are_well_formed",
     "assert_upsert_replaces_rather_than_duplicates",
     "provider_retains_writes",
 ]

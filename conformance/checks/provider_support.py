@@ -17,7 +17,6 @@ CORE = MemoryCategory.CORE
 
 # The checks that own an operation: a check that only relies on one reports its
 # failure as a precondition of the owner, so a fault is reported once.
-STORE_OWNER = "provider.store_get_round_trip"
 LIST_OWNER = "provider.list_filters_narrow"
 FORGET_OWNER = "provider.forget_is_idempotent"
 RECALL_OWNER = "provider.recall_respects_limit_and_namespace"
@@ -125,11 +124,6 @@ def keys_of(ctx: CheckContext, entries: Iterable[Any]) -> list[str]:
     return named_keys(ctx, (e.key for e in entries))
 
 
-def mine(entries: Sequence[Any], namespace: str) -> list[Any]:
-    """The entries of `entries` that live in `namespace`."""
-    return [e for e in entries if e.namespace == namespace]
-
-
 def put(
     provider: Any,
     ctx: CheckContext,
@@ -228,14 +222,7 @@ class Row:
 
     def fields(self) -> dict[str, object]:
         """The fields a read must give back, by name (for `ctx.require_same`)."""
-        return {
-            "namespace": self.namespace,
-            "key": self.key,
-            "content": self.content,
-            "category": self.category,
-            "session_id": self.session_id,
-            "taint": self.taint,
-        }
+        return read_back(self)
 
     def selected_by(self, category: MemoryCategory | None, session_id: str | None) -> bool:
         """Whether `list` with these filters (`None`: no filter) selects this row."""
@@ -244,16 +231,13 @@ class Row:
         )
 
 
+WRITTEN_FIELDS = ("namespace", "key", "content", "category", "session_id", "taint")
+"""The fields of an entry that `store` sets."""
+
+
 def read_back(entry: Any) -> dict[str, object]:
-    """The fields of a returned entry that a write sets, named as `Row.fields` names them."""
-    return {
-        "namespace": entry.namespace,
-        "key": entry.key,
-        "content": entry.content,
-        "category": entry.category,
-        "session_id": entry.session_id,
-        "taint": entry.taint,
-    }
+    """The fields of an entry (or a `Row`) that `store` sets, by name."""
+    return {name: getattr(entry, name) for name in WRITTEN_FIELDS}
 
 
 def put_rows(

@@ -25,13 +25,13 @@ RFC3339 = "an RFC 3339 date-time with an offset (Z or ±hh:mm)"
 
 
 @check(
-    "provider.timestamps_are_rfc3339",
+    "provider.timestamps_are_well_formed",
     title="Entry and namespace times are RFC 3339 with an offset, and one entry has one time",
     clause="contract-reference A1 (MemoryEntry.timestamp: RFC 3339; "
     "NamespaceSummary.last_updated: RFC 3339)",
     storage=True,
 )
-def assert_timestamps_are_rfc3339(provider: Any, ctx: CheckContext) -> None:
+def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
     """Every `MemoryEntry.timestamp` from get, list and recall, and every
     `NamespaceSummary.last_updated` that is set, parses as RFC 3339 with an offset (any
     offset); the same entry carries the same instant whichever call returned it.

@@ -106,6 +106,8 @@ class AcmeProvider(ProviderBase):
             for e in rows
             if needle in e.content.lower()
         ]
+        if opts.min_score is not None:
+            hits = [e for e in hits if (e.score or 0.0) >= opts.min_score]
         hits.sort(key=lambda e: -(e.score or 0.0))
         return hits[:limit]
 
