@@ -129,7 +129,7 @@ def compare_ids(
 ) -> str | None:
     """What is wrong with `got` against `want` (each id once), or None when it matches.
 
-    E.g. "got 10 of 15; missing p11–p15"; also ids not wanted, ids repeated and,
+    E.g. "10 of 15; missing p11–p15"; also ids not wanted, ids repeated and,
     when `ordered`, the first place the order differs.
     """
     wanted = set(want)
@@ -140,7 +140,7 @@ def compare_ids(
     repeated = [i for i, n in counts.items() if n > 1]
     if missing or strays or repeated:
         held = len(wanted) - len(missing)
-        parts.append(f"got {held} of {len(wanted)}")
+        parts.append(f"{held} of {len(wanted)}")
     if missing:
         parts.append(f"missing {name_ids(missing, labels)}")
     if strays:
