@@ -35,6 +35,9 @@ class Constraints:
     `PROVIDER_NAMESPACE_ALPHABET`), e.g. without `.` for a store that splits on dots."""
     max_namespace_bytes: int | None = None
     """Provider: the longest namespace the store takes, in UTF-8 bytes (the contract: 200)."""
+    empty_or_dot_segments: bool = True
+    """Provider: whether a namespace may hold an empty or a `.` segment (`a//b`, `a/./b`),
+    which the contract allows and a store mapping `/` onto paths or tuples may not."""
     key_alphabet: str | None = None
     """Provider: the only characters an entry key may use."""
     max_key_length: int | None = None
@@ -99,6 +102,10 @@ class Constraints:
         """Whether the store takes `namespace` (a contract-valid provider namespace)."""
         if self.max_namespace_bytes is not None and (
             len(namespace.encode()) > self.max_namespace_bytes
+        ):
+            return False
+        if not self.empty_or_dot_segments and any(
+            segment in ("", ".") for segment in namespace.split("/")
         ):
             return False
         return self.namespace_alphabet is None or set(namespace) <= set(self.namespace_alphabet)

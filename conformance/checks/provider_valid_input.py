@@ -32,23 +32,37 @@ KEYS = (
 )
 
 
-def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str]]:
-    """`(what, namespace)` for every unusual but valid namespace (contract A6) the
-    driver's declared constraints admit, the longest at the declared or contract bound."""
+def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str, str]]:
+    """`(what, namespace, constraint)` for every unusual but valid namespace (contract A6)
+    the driver's declared constraints admit, the longest at the declared or contract
+    bound; `constraint` is the declaration that would lift it."""
     root = ctx.root
     limit = ctx.settings.constraints.max_namespace_bytes or MAX_NAMESPACE_LEN
     longest = f"{root}/longest-"
+    alphabet, segments, length = (
+        "namespace_alphabet",
+        "empty_or_dot_segments",
+        "max_namespace_bytes",
+    )
     cases = [
-        ("dots", f"{root}/dotted.name.v2"),
-        ("an at sign", f"{root}/user@example.org"),
-        ("a plus", f"{root}/tag+plus"),
-        ("colons beyond the first", f"learning:{root}/topic:sub:leaf"),
-        ("several / segments", f"{root}/seg1/seg2/seg3/seg4"),
-        ("every allowed character class", f"{root}/AZaz09-_.:@+/end"),
-        (f"the longest allowed ({limit} bytes)", longest + "x" * (limit - len(longest))),
+        ("dots", f"{root}/dotted.name.v2", alphabet),
+        ("an at sign", f"{root}/user@example.org", alphabet),
+        ("a plus", f"{root}/tag+plus", alphabet),
+        ("colons beyond the first", f"learning:{root}/topic:sub:leaf", alphabet),
+        ("several / segments", f"{root}/seg1/seg2/seg3/seg4", alphabet),
+        ("every allowed character class", f"{root}/AZaz09-_.:@+/end", alphabet),
+        # Valid (only `..` and a leading or trailing `/` are not), and what a store that
+        # maps `/` onto path parts or tuple labels refuses or folds into another name.
+        ("an empty segment", f"{root}/empty//segment", segments),
+        ("a `.` segment", f"{root}/dot/./segment", segments),
+        (
+            f"the longest allowed ({limit} bytes)",
+            longest + "x" * (limit - len(longest)),
+            length,
+        ),
     ]
     admits = ctx.settings.constraints.admits_namespace
-    return [(what, name) for what, name in cases if admits(name) and len(name) <= limit]
+    return [case for case in cases if admits(case[1]) and len(case[1]) <= limit]
 
 
 def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
@@ -67,20 +81,21 @@ def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
 )
 def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
     """Namespaces with dots, `@`, `+`, colons beyond the first, several `/` segments,
-    every allowed character class and the longest allowed length; keys with spaces,
+    an empty and a `.` segment, every allowed character class and the longest allowed
+    length; keys with spaces,
     punctuation, quotes, non-ASCII, a control character and 1000 characters; a custom
     category and a session id with unusual characters. Each is stored, read back
     unchanged by get and list, and counted by namespaces() under its exact spelling.
 
     A refusal fails, unless the driver declared it (`Constraints.namespace_alphabet`,
-    `max_namespace_bytes`, `key_alphabet`, `max_key_length`, `non_ascii`,
+    `empty_or_dot_segments`, `max_namespace_bytes`, `key_alphabet`, `max_key_length`, `non_ascii`,
     `control_characters`); declared input is not sent. Unusual content is the business
     of `provider.awkward_content_round_trips`.
     """
     names = unusual_namespaces(ctx)
-    for what, namespace in names:
+    for what, namespace, declare in names:
         row = Row(namespace, "k", f"stored under a namespace with {what}")
-        _store(provider, ctx, row, f"a namespace with {what}", "namespace_alphabet")
+        _store(provider, ctx, row, f"a namespace with {what}", declare)
 
     key_space = ns(ctx, "keys")
     keys = unusual_keys(ctx)
@@ -101,9 +116,9 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
     want = named_keys(ctx, [key for _, key in keys] + (["labelled"] if labelled else []))
     call = f"list({key_space!r}, None, None)"
     ctx.require_ids(call, keys_of(ctx, listed), want, "every key exactly as stored")
-    for what, namespace in names:
+    for what, namespace, declare in names:
         call = f"{call_of('list', namespace, None, None)} (a namespace with {what})"
-        with taking_valid_input(ctx, call, f"a namespace with {what}", "namespace_alphabet"):
+        with taking_valid_input(ctx, call, f"a namespace with {what}", declare):
             listed = provider.list(namespace, None, None)
         ctx.require(len(listed) == 1, call, "exactly the entry stored there", listed)
         ctx.require_same(
@@ -112,7 +127,7 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
             read_back(listed[0]),
             "the entry",
         )
-    counts = {namespace: 1 for _, namespace in names}
+    counts = {namespace: 1 for _, namespace, _ in names}
     counts[key_space] = len(want)
     require_counts(provider, ctx, counts)
 

@@ -555,6 +555,36 @@ class RefusesDottedNamespaces(Hooked):
         return super().list(namespace, category, session_id)
 
 
+class RefusesEmptySegments(Hooked):
+    """Refuses a namespace with an empty `/` segment (LangGraph refuses empty labels)."""
+
+    def write(self, row: Written) -> Written:
+        if "//" in row.namespace:
+            raise Invalid(f"namespace labels cannot be empty strings: {row.namespace}")
+        return super().write(row)
+
+
+class FoldsDotSegments(Hooked):
+    """Normalises namespaces as paths (`a/./b` becomes `a/b`) on the way in and out:
+    `get` still finds the entry, but it comes back under another namespace."""
+
+    @staticmethod
+    def _fold(namespace: str) -> str:
+        return "/".join(part for part in namespace.split("/") if part != ".")
+
+    def write(self, row: Written) -> Written:
+        return super().write(row._replace(namespace=self._fold(row.namespace)))
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        return super().get(self._fold(namespace), key)
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        folded = None if namespace is None else self._fold(namespace)
+        return super().list(folded, category, session_id)
+
+
 class RefusesLongKeys(Hooked):
     """Refuses keys over 255 characters (a VARCHAR(255) column)."""
 
@@ -671,6 +701,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     TimestampsWithoutZone: "provider.timestamps_are_well_formed",
     SummaryTimeWithoutZone: "provider.timestamps_are_well_formed",
     RefusesDottedNamespaces: "provider.accepts_valid_input",
+    RefusesEmptySegments: "provider.accepts_valid_input",
+    FoldsDotSegments: "provider.accepts_valid_input",
     RefusesLongKeys: "provider.accepts_valid_input",
     RefusesEmptyContent: "provider.awkward_content_round_trips",
     TrimsContent: "provider.awkward_content_round_trips",

@@ -17,6 +17,7 @@ from tests.checks.broken_providers import (
     Hooked,
     RefusesDottedNamespaces,
     RefusesEmptyContent,
+    RefusesEmptySegments,
     RefusesLongKeys,
     Written,
 )
@@ -45,6 +46,11 @@ NO_DOT = Constraints(
 DECLARATIONS: list[tuple[type[ReferenceProvider], str, Constraints]] = [
     (RefusesDottedNamespaces, "provider.accepts_valid_input", NO_DOT),
     (RefusesLongKeys, "provider.accepts_valid_input", Constraints(max_key_length=255)),
+    (
+        RefusesEmptySegments,
+        "provider.accepts_valid_input",
+        Constraints(empty_or_dot_segments=False),
+    ),
     (RefusesEmptyContent, "provider.awkward_content_round_trips", Constraints(empty_content=False)),
 ]
 
