@@ -13,8 +13,10 @@ from conformance.checks.engine_support import (
     ids,
     list_all,
     meta,
-    require_as_stored,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_as_stored,
 )
 from conformance.engine import (
     Conversation,

@@ -14,8 +14,10 @@ from conformance.checks.engine_support import (
     ids,
     note,
     require_a_mode,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     store_each,
 )
 from conformance.engine import Document, FetchRequest, InvalidRequest, ListRequest

@@ -16,8 +16,10 @@ from conformance.checks.engine_support import (
     fact,
     list_all,
     note,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     store_each,
 )
 from conformance.engine import (

@@ -17,6 +17,8 @@ from conformance.checks.engine_support import (
     modes,
     require_a_mode,
     run_filter,
+)
+from conformance.checks.engine_writes import (
     store_each,
 )
 from conformance.engine import FetchMode, FetchRequest, Hit, StoreItem, Unsupported, document

@@ -22,9 +22,11 @@ from conformance.checks.engine_support import (
     note,
     probe_workspace,
     require_a_mode,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
     require_held,
     require_listed,
-    run_filter,
     store_each,
 )
 from conformance.engine import (

@@ -12,8 +12,10 @@ from conformance.checks.engine_support import (
     ids,
     list_all,
     note,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     seed,
 )
 from conformance.engine import ForgetFilter, ForgetIds, InvalidRequest, MetaFilter

@@ -16,10 +16,12 @@ from conformance.checks.engine_support import (
     AT,
     cleanup,
     exchange,
-    identify,
     note,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    identify,
+    require_listed,
 )
 from conformance.engine import (
     MAX_STORE_MANY,
@@ -72,8 +74,9 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     """Storing an item twice answers `replayed` with the first id and keeps one copy; a
     copy differing by one tag or one character is a new item with its own id; a copy
     differing only in when it was observed, who said it or the tool call's id is a
-    replay with the first id. After 100 more items, storing the first of them, the
-    original and the latest again each replays with its first id."""
+    replay with the first id. A conversation whose first turn is 1 µs later is a new
+    item (a turn's time is identity). After 100 more items, storing the first of them,
+    the original and the latest again each replays with its first id."""
     cleanup(engine, ctx)
     base = note(
         ctx, "replay", tags=["replay"], tool_call=ToolCallRef(name="replay_tool", id="call-1")

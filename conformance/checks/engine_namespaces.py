@@ -14,8 +14,10 @@ from conformance.checks.engine_support import (
     ids,
     list_all,
     modes,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     store_each,
 )
 from conformance.engine import (
@@ -195,15 +197,7 @@ def _worked_example(engine: Any, ctx: CheckContext) -> None:
         buckets,
     )
 
-    report = engine.forget(
-        ForgetFilter(filter=run_filter(ctx, tags_any=[tag], reach=Reach.exact(nodes["W"])))
-    )
-    ctx.require(
-        report.forgotten == 1,
-        "forget(tag + run filter, reach exact(W))",
-        "forgotten 1 (the item at W)",
-        report,
-    )
+    _forget_exactly(engine, ctx, tag, nodes["W"], "W", "the item at W")
     got = named(
         ids(
             list_all(
@@ -239,19 +233,25 @@ def _near_misses(engine: Any, ctx: CheckContext) -> None:
             [at[name] for name in want.split()],
             f"the items at {want.replace(' ', ', ')}",
         )
-    report = engine.forget(
-        ForgetFilter(filter=run_filter(ctx, tags_any=[tag], reach=Reach.exact(nodes["a"])))
-    )
-    ctx.require(
-        report.forgotten == 1,
-        "forget(tag + run filter, reach exact(a))",
-        "forgotten 1 (the item at a, not ab or a-b)",
-        report,
-    )
+    _forget_exactly(engine, ctx, tag, nodes["a"], "a", "the item at a, not ab or a-b")
     left = ids(list_all(engine, ctx, tagged))
     ctx.require_ids(
         "list(tag + run filter) after the forget",
         left,
         [item_id for name, item_id in at.items() if name != "a"],
         "every near-miss item but a's",
+    )
+
+
+def _forget_exactly(
+    engine: Any, ctx: CheckContext, tag: str, node: Namespace, name: str, what: str
+) -> None:
+    """Forget by the tag and `exact(node)`, which must remove one item: `what`."""
+    reach = Reach.exact(node)
+    report = engine.forget(ForgetFilter(filter=run_filter(ctx, tags_any=[tag], reach=reach)))
+    ctx.require(
+        report.forgotten == 1,
+        f"forget(tag + run filter, reach exact({name}))",
+        f"forgotten 1 ({what})",
+        report,
     )

@@ -10,9 +10,11 @@ from conformance.checks.engine_support import (
     cleanup,
     ids,
     note,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
     require_as_stored,
     require_listed,
-    run_filter,
     seed,
     store_each,
 )

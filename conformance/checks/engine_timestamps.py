@@ -16,8 +16,10 @@ from conformance.checks.engine_support import (
     fetch_all,
     modes,
     note,
-    require_listed,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     store_each,
 )
 from conformance.checks.evidence import show

@@ -13,9 +13,11 @@ from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
     meta,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
     require_as_stored,
     require_listed,
-    run_filter,
 )
 from conformance.checks.outcome import DriverRaised
 from conformance.constraints import Constraints
