@@ -120,7 +120,7 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
         receipt = engine.store(item)
         call = f"store(original with another {what})"
         _replay_of(ctx, call, receipt, first.id, f"{what} is not identity")
-    require_listed(engine, ctx, run_filter(ctx), kept, "still only those three")
+    require_listed(engine, ctx, run_filter(ctx), kept, "the original and both changed copies")
 
     # A turn's time is part of what a conversation is (the fingerprint keeps it).
     said = exchange(ctx, "replay turn", observed_at=AT)

@@ -87,13 +87,7 @@ def require_listed(
     missing = [item_id for item_id in stored if item_id not in set(got)]
     if missing:
         require_held(engine, ctx, stored, missing)
-    strays = [item_id for item_id in dict.fromkeys(got) if item_id not in stored]
-    ctx.require(
-        not strays,
-        call,
-        f"only {what}",
-        f"{len(strays)} more: {ctx.named(strays)}",
-    )
+    _require_no_strays(ctx, call, hits, set(stored), what)
     with ctx.precondition(LIST_OWNER, f"listing {what}"):
         ctx.require_ids(call, got, list(stored), f"exactly {what}, each once")
     return hits
@@ -124,8 +118,7 @@ def identify(
         require_held(engine, ctx, items, unlisted, by_label=True)
     call = f"list({describe_filter(filter)})"
     known = set(found.values())
-    strays = [item_id for item_id in dict.fromkeys(ids(hits)) if item_id not in known]
-    ctx.require(not strays, call, f"only {what}", f"{len(strays)} more: {ctx.named(strays)}")
+    _require_no_strays(ctx, call, hits, known, what)
     with ctx.precondition(LIST_OWNER, f"listing {what}"):
         ctx.require_ids(call, ids(hits), list(found.values()), f"exactly {what}, each once")
         ctx.require(
@@ -136,6 +129,21 @@ def identify(
             + name_ids(unlisted, {label: label for label in unlisted}),
         )
     return found
+
+
+def _require_no_strays(
+    ctx: CheckContext, call: str, hits: Sequence[Hit], known: set[str], what: str
+) -> None:
+    """Fail if `hits` hold items the check did not write (a copy, say), showing the first."""
+    strays = [hit for hit in hits if hit.id not in known]
+    if strays:
+        first = strays[0]
+        ctx.fail(
+            call,
+            f"only {what}",
+            f"{len(strays)} more: {ctx.named([h.id for h in strays])}; the first has text "
+            f"{show(first.text)} and metadata {show(first.meta.model_dump(mode='json'))}",
+        )
 
 
 def require_held(

@@ -412,14 +412,30 @@ class StoreManyRepeatNew(ReferenceEngine):
         return [r if r.id in held else r.model_copy(update={"replayed": False}) for r in receipts]
 
 
-class ReplayWindowFifty(ReferenceEngine):
+class _Copying(ReferenceEngine):
+    """A reference engine that can write an item again, as a copy under an id of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._copies = itertools.count()
+
+    def _write_copy(self, item: StoreItem) -> str:
+        copy_id = f"{item.fingerprint()[:32]}{next(self._copies):08x}"
+        with self._lock:
+            entry = replace(_entry(copy_id, item), seq=self._next_seq)
+            self._next_seq += 1
+            self._entries.append(entry)
+            self._by_id[copy_id] = entry
+        return copy_id
+
+
+class ReplayWindowFifty(_Copying):
     """Replays are detected only among the last 50 stores; an older item stored again is
     written again under an id of its own."""
 
     def __init__(self) -> None:
         super().__init__()
         self._recent: deque[str] = deque(maxlen=50)
-        self._copies = itertools.count()
 
     def store(self, item: StoreItem) -> StoreReceipt:
         item.validate()
@@ -427,15 +443,20 @@ class ReplayWindowFifty(ReferenceEngine):
         try:
             if fingerprint in self._recent or fingerprint not in self._by_id:
                 return super().store(item)
-            copy_id = f"{fingerprint[:32]}{next(self._copies):08x}"
-            with self._lock:
-                entry = replace(_entry(copy_id, item), seq=self._next_seq)
-                self._next_seq += 1
-                self._entries.append(entry)
-                self._by_id[copy_id] = entry
-            return StoreReceipt(id=copy_id, replayed=False)
+            return StoreReceipt(id=self._write_copy(item), replayed=False)
         finally:
             self._recent.append(fingerprint)
+
+
+class ReplayKeepsCopies(_Copying):
+    """A replay answers the first id, but an item seen at another time is written again
+    as a copy (the receipt says replay; the listing holds two)."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        receipt = super().store(item)
+        if receipt.replayed and item.meta.observed_at is not None:
+            self._write_copy(item)
+        return receipt
 
 
 class _ExploreAll(ReferenceEngine):
@@ -769,6 +790,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     StoreManyFirstFifty: "engine.store_many",
     StoreManyRepeatNew: "engine.store_many",
     ReplayWindowFifty: "engine.replay",
+    ReplayKeepsCopies: "engine.replay",
     ExploreTopTen: "engine.explore",
     ExploreTiesDescending: "engine.explore",
     ExploreNeverMissing: "engine.explore",
