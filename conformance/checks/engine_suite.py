@@ -20,13 +20,13 @@ from conformance.checks.engine_namespaces import assert_namespaces
 from conformance.checks.engine_reads import assert_get, assert_recall
 from conformance.checks.engine_support import engine_retains_writes
 from conformance.checks.engine_timestamps import assert_timestamps
-from conformance.checks.engine_valid_input import assert_accepts_valid_input
+from conformance.checks.engine_valid_input import assert_engine_accepts_valid_input
 from conformance.checks.engine_validation import assert_validation
 
 __all__ = [
-    "assert_accepts_valid_input",
     "assert_cursor_progress",
     "assert_empty_forget",
+    "assert_engine_accepts_valid_input",
     "assert_engine_retention_probe",
     "assert_explore",
     "assert_fetch_filters",

@@ -204,7 +204,7 @@ def _constraint_for(label: str, item: StoreItem) -> str:
     "is not otherwise validated), B3, B4 (depth 8, ids of 128), B8 (store, list)",
     storage=True,
 )
-def assert_accepts_valid_input(engine: Any, ctx: CheckContext) -> None:
+def assert_engine_accepts_valid_input(engine: Any, ctx: CheckContext) -> None:
     """Items the contract calls valid, each unusual in one way: texts with non-ASCII,
     emoji, `\\r`, NUL and other control characters, dots, surrounding whitespace,
     combining marks, 100,000 characters; a title; confidence exactly 0.0 and 1.0; turns
