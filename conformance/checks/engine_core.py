@@ -9,12 +9,14 @@ from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     AT,
     cleanup,
-    differences,
     engine_retains_writes,
     ids,
     list_all,
     meta,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_as_stored,
 )
 from conformance.engine import (
     Conversation,
@@ -29,7 +31,6 @@ from conformance.engine import (
     conversation,
     document,
     learning,
-    to_f32,
 )
 
 
@@ -102,6 +103,7 @@ def assert_round_trip(engine: Any, ctx: CheckContext) -> None:
     receipts = []
     for item in items:
         receipt = engine.store(item)
+        ctx.label(receipt.id, item.kind.value)
         ctx.require(
             not receipt.replayed,
             f"store({item.kind.value})",
@@ -114,19 +116,5 @@ def assert_round_trip(engine: Any, ctx: CheckContext) -> None:
         filter = run_filter(ctx, kinds=[item.kind])
         call = f"list(kinds=[{item.kind.value}] + run filter)"
         hits = list_all(engine, ctx, filter)
-        others = [hit.kind.value for hit in hits if hit.kind is not item.kind]
-        ctx.require(not others, call, f"only {item.kind.value} items", f"also {others}")
-        ctx.require(ids(hits) == [receipt.id], call, f"exactly the item {receipt.id}", ids(hits))
-        hit = hits[0]
-        ctx.require(
-            hit.meta == item.meta,
-            call,
-            "the stored metadata, field for field",
-            f"meta differing: {differences(item.meta, hit.meta)}",
-        )
-        ctx.require(
-            hit.text == item.render_text(), call, f"text {item.render_text()!r}", repr(hit.text)
-        )
-        want = to_f32(item.confidence) if isinstance(item, Learning) else None
-        got = None if hit.confidence is None else to_f32(hit.confidence)
-        ctx.require(got == want, call, f"confidence {want}", got)
+        ctx.require_ids(call, ids(hits), [receipt.id], f"exactly the {item.kind.value}")
+        require_as_stored(ctx, call, item, hits[0])

@@ -1,9 +1,8 @@
-"""Engine check of cursors: following them visits every item once and ends; a cursor the
-engine never issued is refused."""
+"""Engine checks of cursors: following them visits every item once and ends, past the
+result caps stores commonly default to; a cursor the engine never issued is refused."""
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import partial
 from typing import Any
 
@@ -13,61 +12,52 @@ from conformance.checks.engine_support import (
     cleanup,
     fetch_all,
     ids,
-    list_all,
-    modes,
     note,
+    require_a_mode,
     run_filter,
 )
-from conformance.engine import FetchRequest, InvalidRequest, ListRequest
+from conformance.checks.engine_writes import (
+    require_listed,
+    store_each,
+)
+from conformance.engine import Document, FetchRequest, InvalidRequest, ListRequest
 
-ITEMS = 7
-"""More than two pages at every page size tried, and a multiple of none of them."""
+PAGED = 25
+"""Items paged through: past the 10 and 20 results stores commonly stop at, and a
+multiple of no page size tried."""
 
-PAGE_SIZES = (1, 2, 3)
+PAGE_SIZES = (1, 2, 3, 7, 30)
+"""Page sizes tried: several page boundaries each, and one page larger than the set."""
 
 UNKNOWN_CURSOR = "tmconf-not-a-cursor"
 
-WHOLE = 50
-"""A page size larger than the run, for the reference answer of a fetch."""
+
+def paged_items(ctx: CheckContext) -> dict[str, Document]:
+    """`PAGED` documents `p1`..`p25`, each text holding the query `paging_query(ctx)`."""
+    return {f"p{i}": note(ctx, f"paging probe {i}") for i in range(1, PAGED + 1)}
 
 
-def _once_each(ctx: CheckContext, call: str, got: list[str], want: list[str]) -> None:
-    twice = sorted(i for i, n in Counter(got).items() if n > 1)
-    ctx.require(not twice, call, "every item once", f"repeated {twice}")
-    missing = sorted(set(want) - set(got))
-    ctx.require(not missing, call, f"all {len(want)} items", f"missing {missing}")
-    strays = sorted(set(got) - set(want))
-    ctx.require(not strays, call, "only the run's items", f"also {strays}")
+def paging_query(ctx: CheckContext) -> str:
+    """A query every paged item's text holds verbatim (so it is a hit in every mode)."""
+    return f"{ctx.marker} paging probe"
 
 
 @check(
-    "engine.cursor_progress",
-    per_mode=True,
-    title="Following cursors visits every item once and ends",
-    clause="contract-reference B8 (cursors: opaque, only a missing next_cursor ends, an "
-    "unrecognised cursor is InvalidRequest), C2",
+    "engine.list_paging",
+    title="Following list cursors visits every item once and ends",
+    clause="contract-reference B8 (list; cursors: opaque, only a missing next_cursor ends, "
+    "an unrecognised cursor is InvalidRequest), C2",
     storage=True,
 )
-def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
-    """Seven items listed, and fetched in every declared mode, 1, 2 and 3 at a time: every
-    matching item exactly once, no cursor repeated, and the paging ends. A cursor the
-    engine never issued is `InvalidRequest` for list and for fetch."""
+def assert_list_paging(engine: Any, ctx: CheckContext) -> None:
+    """Twenty-five items listed 1, 2, 3 and 7 at a time and in one page larger than the
+    set: every item exactly once, no cursor repeated within a read, every hit scored 0.0,
+    and the paging ends. A cursor the engine never issued is `InvalidRequest`."""
     cleanup(engine, ctx)
-    stored = [engine.store(note(ctx, f"cursor item {i}")).id for i in range(ITEMS)]
-    ctx.require(len(set(stored)) == ITEMS, f"store({ITEMS} items)", f"{ITEMS} distinct ids", stored)
+    stored = store_each(engine, ctx, paged_items(ctx))
     scope = run_filter(ctx)
     for limit in PAGE_SIZES:
-        got = ids(list_all(engine, ctx, scope, limit))
-        _once_each(ctx, f"list(run filter) {limit} at a time", got, stored)
-    declared = modes(engine, ctx)
-    for mode in declared:
-        # Which items a mode ranks as hits is the engine's affair; paging must not change it.
-        whole = ids(fetch_all(engine, ctx, ctx.marker, mode, scope, WHOLE))
-        _once_each(ctx, f"fetch(marker, {mode.value}, limit {WHOLE})", whole, stored)
-        for limit in PAGE_SIZES:
-            got = ids(fetch_all(engine, ctx, ctx.marker, mode, scope, limit))
-            _once_each(ctx, f"fetch(marker, {mode.value}) {limit} at a time", got, whole)
-
+        require_listed(engine, ctx, scope, stored, f"the {PAGED} items, {limit} at a time", limit)
     listing = ListRequest(filter=scope, limit=2, cursor=UNKNOWN_CURSOR)
     ctx.refused(
         f"list(cursor {UNKNOWN_CURSOR!r})",
@@ -75,12 +65,38 @@ def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
         InvalidRequest,
         "InvalidRequest (a cursor the engine never issued)",
     )
+
+
+@check(
+    "engine.cursor_progress",
+    per_mode=True,
+    title="Following fetch cursors visits every hit once and ends, in every declared mode",
+    clause="contract-reference B8 (fetch; cursors: opaque, only a missing next_cursor ends, "
+    "an unrecognised cursor is InvalidRequest), C2",
+    storage=True,
+)
+def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
+    """Twenty-five items whose texts each hold the query verbatim, fetched in every
+    declared mode 1, 2, 3 and 7 at a time and in one page larger than the set: every item
+    is a hit exactly once, no cursor repeated within a read, and the paging ends. A cursor
+    the engine never issued is `InvalidRequest`."""
+    declared = require_a_mode(engine, ctx)
+    cleanup(engine, ctx)
+    stored = list(store_each(engine, ctx, paged_items(ctx)))
+    scope = run_filter(ctx)
+    query = paging_query(ctx)
     for mode in declared:
-        req = FetchRequest(
-            query=ctx.marker, mode=mode, filter=scope, limit=2, cursor=UNKNOWN_CURSOR
-        )
+        for limit in PAGE_SIZES:
+            got = ids(fetch_all(engine, ctx, query, mode, scope, limit))
+            ctx.require_ids(
+                f"fetch(query, {mode.value}) {limit} at a time",
+                got,
+                stored,
+                f"all {PAGED} items (each holds the query verbatim), each once",
+            )
+        req = FetchRequest(query=query, mode=mode, filter=scope, limit=2, cursor=UNKNOWN_CURSOR)
         ctx.refused(
-            f"fetch(marker, {mode.value}, cursor {UNKNOWN_CURSOR!r})",
+            f"fetch(query, {mode.value}, cursor {UNKNOWN_CURSOR!r})",
             partial(engine.fetch, req),
             InvalidRequest,
             "InvalidRequest (a cursor the engine never issued)",

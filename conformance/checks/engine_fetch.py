@@ -1,165 +1,100 @@
-"""Engine checks of fetch: every filter field selects in every declared mode, and an
-undeclared mode is refused."""
+"""Engine checks of fetch itself: ranked hits come best first, and an undeclared mode is
+refused."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
+    FETCH_OWNER,
     cleanup,
-    exchange,
     fetch_all,
-    ids,
-    list_all,
     meta,
     modes,
-    note,
-    probe_workspace,
     require_a_mode,
     run_filter,
 )
-from conformance.engine import (
-    Conversation,
-    Document,
-    FetchMode,
-    FetchRequest,
-    ItemKind,
-    Learning,
-    LearningKind,
-    MetaFilter,
-    SourceKind,
-    SourceRef,
-    ToolCallRef,
-    TurnRange,
-    Unsupported,
-    learning,
+from conformance.checks.engine_writes import (
+    store_each,
 )
+from conformance.engine import FetchMode, FetchRequest, Hit, StoreItem, Unsupported, document
 
-Probe = tuple[str, Document | Conversation | Learning, MetaFilter]
+WHOLE = 100
+"""A page larger than the ranking, so it arrives in one page."""
 
-FETCH_LIMIT = 50
-"""Larger than the number of probes, so a conforming fetch answers in one page."""
+SMALL_PAGE = 2
+"""A page size that spreads the ranking over several pages."""
 
 
-def fetch_probes(ctx: CheckContext) -> list[Probe]:
-    """Fifteen items in the probe workspace, each set apart by one field, with the filter
-    that must select exactly it (B10 §7). Only the `source_id` probe has source kind
-    `file` and only the `sources` probe `import`, so neither filter admits the other."""
-    m, workspace = ctx.marker, probe_workspace(ctx)
+def ranked_items(ctx: CheckContext) -> tuple[str, dict[str, StoreItem]]:
+    """The query, and documents by label: `exact` holds the query and nothing else; the
+    others share fewer of its words, or none. `exact` is stored neither first nor last,
+    so neither insertion order nor its reverse puts it first."""
+    m = ctx.marker
+    query = f"{m} amber falcon river"
+    texts = {
+        "one word": f"{m} quartz meadow lantern",
+        "three words": f"{m} amber falcon",
+        "unrelated": "granite orchard",
+        "exact": query,
+        "two words": f"{m} amber",
+        "two words, no marker": "amber river stone",
+        "unrelated too": "quartz meadow lantern",
+    }
+    return query, {label: document(text, meta(ctx)) for label, text in texts.items()}
 
-    def doc(label: str, **fields: Any) -> Document:
-        return note(ctx, label, workspace=workspace, **fields)
 
-    def only(**fields: Any) -> MetaFilter:
-        return run_filter(ctx, workspace, **fields)
-
-    year = datetime(2001, 1, 1, tzinfo=UTC)
-    return [
-        ("folder", doc("folder", folder=f"/{m}/src/app"), only(folder=f"/{m}/src")),
-        (
-            "file_path",
-            doc("file path", file_path=f"/{m}/docs/guide.md"),
-            only(file_path=f"/{m}/docs"),
-        ),
-        ("language", doc("language", language=f"{m}-lang"), only(language=f"{m}-lang")),
-        ("repo", doc("repo", repo=f"owner/{m}"), only(repo=f"owner/{m}")),
-        ("commit", doc("commit", commit=f"{m}c0ffee"), only(commit=f"{m}c0ffee")),
-        ("url", doc("url", url=f"https://{m}.test/a"), only(url=f"https://{m}.test/a")),
-        (
-            "thread_id",
-            exchange(ctx, "thread", workspace=workspace, thread_id=f"{m}-t1"),
-            only(thread_id=f"{m}-t1"),
-        ),
-        (
-            "turns",
-            exchange(ctx, "turns", workspace=workspace, turns=TurnRange(first=4, last=5)),
-            only(turns=TurnRange(first=4, last=5)),
-        ),
-        ("agent_id", doc("agent", agent_id=f"{m}-agent"), only(agent_id=f"{m}-agent")),
-        (
-            "tool_call",
-            doc("tool call", tool_call=ToolCallRef(name=f"{m}_tool")),
-            only(tool_call=f"{m}_tool"),
-        ),
-        (
-            "source_id",
-            doc("source id", source=SourceRef(kind=SourceKind.FILE, id=f"{m}-src")),
-            only(source_id=f"{m}-src"),
-        ),
-        (
-            "sources",
-            doc("sources", source=SourceRef(kind=SourceKind.IMPORT)),
-            only(sources=[SourceKind.IMPORT]),
-        ),
-        ("tags_any", doc("tags", tags=[f"{m}-tag"]), only(tags_any=[f"{m}-none", f"{m}-tag"])),
-        (
-            "kinds",
-            learning(f"{m} kinds learning", LearningKind.FACT, 0.5, meta(ctx, workspace)),
-            only(kinds=[ItemKind.LEARNING]),
-        ),
-        (
-            "observed_at",
-            doc("observed", observed_at=year),
-            only(observed_after=year.replace(year=2000), observed_before=year.replace(year=2002)),
-        ),
-    ]
+def _require_best_first(ctx: CheckContext, call: str, hits: list[Hit], exact: str) -> None:
+    with ctx.precondition(FETCH_OWNER, f"paging {call}"):
+        ctx.require_ids(
+            call, [h.id for h in hits], list(dict.fromkeys(h.id for h in hits)), "each hit once"
+        )
+    ctx.require(
+        bool(hits) and hits[0].id == exact,
+        call,
+        "the item whose text equals the query as the first hit",
+        f"first {ctx.named([hits[0].id])} (score {hits[0].score!r}), "
+        f"then {ctx.named([h.id for h in hits[1:]])}"
+        if hits
+        else "no hits",
+    )
+    for place, (above, below) in enumerate(pairwise(hits), 1):
+        ctx.require(
+            above.score >= below.score,
+            call,
+            "scores that never increase down the ranking (best first)",
+            f"{ctx.named([above.id])} at {place} scored {above.score!r}, "
+            f"{ctx.named([below.id])} at {place + 1} scored {below.score!r}",
+        )
 
 
 @check(
-    "engine.fetch_filters",
+    "engine.ranking",
     per_mode=True,
-    title="Every filter field selects exactly its item, in every declared mode",
-    clause="contract-reference B5 (MetaFilter.matches), B6 (FetchRequest), B8 (fetch), B10 §7",
+    title="Ranked hits come best first, in every declared mode",
+    clause="contract-reference B6 (FetchPage: hits best first), B8 (fetch: rank items "
+    "admitted by filter, best first, each with a score)",
     storage=True,
 )
-def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
-    """For fifteen probes each set apart by one filter field (prefixes for folder and
-    file path, the observation window, kinds, sources, tags...), fetch of the marker in
-    every declared mode and the listing both return exactly that probe; each mode,
-    filtered only by the probe workspace, returns every probe."""
+def assert_ranking(engine: Any, ctx: CheckContext) -> None:
+    """Among seven documents sharing more, fewer or none of the query's words, the one
+    whose text equals the query is the first hit in every declared mode, and scores never
+    increase down the ranking: in one page, and across pages of two (any scale or sign;
+    higher is better)."""
     declared = require_a_mode(engine, ctx)
-    workspace = probe_workspace(ctx)
-    cleanup(engine, ctx, workspace)
-    probes = fetch_probes(ctx)
-    stored = {label: engine.store(item).id for label, item, _ in probes}
-    ctx.require(
-        len(set(stored.values())) == len(probes),
-        "store(probes)",
-        f"{len(probes)} distinct ids",
-        stored,
-    )
-    for label, _, filter in probes:
-        want = [stored[label]]
-        listed = ids(list_all(engine, ctx, filter))
-        ctx.require(
-            listed == want,
-            f"list({label} probe filter)",
-            f"exactly the {label} probe {want}",
-            listed,
-        )
-        for mode in declared:
-            hits = ids(fetch_all(engine, ctx, ctx.marker, mode, filter, FETCH_LIMIT))
-            ctx.require(
-                hits == want,
-                f"fetch(marker, {mode.value}, {label} probe filter)",
-                f"exactly the {label} probe {want}",
-                hits,
-            )
-    everything = sorted(stored.values())
+    cleanup(engine, ctx)
+    query, items = ranked_items(ctx)
+    stored = store_each(engine, ctx, items)
+    exact = next(item_id for item_id in stored if ctx.labels[item_id] == "exact")
+    scope = run_filter(ctx)
     for mode in declared:
-        hits = ids(
-            fetch_all(engine, ctx, ctx.marker, mode, MetaFilter(workspace=workspace), FETCH_LIMIT)
-        )
-        ctx.require(
-            sorted(hits) == everything,
-            f"fetch(marker, {mode.value}, probe workspace)",
-            f"all {len(everything)} probes, once each",
-            hits,
-        )
+        for limit in (WHOLE, SMALL_PAGE):
+            hits = fetch_all(engine, ctx, query, mode, scope, limit)
+            _require_best_first(ctx, f"fetch(query, {mode.value}) {limit} at a time", hits, exact)
 
 
 @check(

@@ -8,28 +8,24 @@ from typing import Any
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
-    SEEDED_KINDS,
     cleanup,
     ids,
     list_all,
     note,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
     seed,
 )
 from conformance.engine import ForgetFilter, ForgetIds, InvalidRequest, MetaFilter
 
 
 def _seeded(engine: Any, ctx: CheckContext) -> list[str]:
-    """The seeded items' ids as the run lists them, sorted; all six must be there."""
-    seed(engine, ctx)
-    listed = sorted(ids(list_all(engine, ctx, run_filter(ctx))))
-    ctx.require(
-        len(listed) == sum(SEEDED_KINDS.values()),
-        "list(run filter)",
-        f"the {sum(SEEDED_KINDS.values())} seeded items",
-        listed,
-    )
-    return listed
+    """Seed the run and list it (a precondition); the seeded ids."""
+    stored = seed(engine, ctx)
+    require_listed(engine, ctx, run_filter(ctx), stored, "the seeded items")
+    return list(stored)
 
 
 @check(
@@ -43,7 +39,7 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
     cleanup(engine, ctx)
     # Not a storage check: an engine that keeps nothing lists nothing before and after.
     seed(engine, ctx)
-    before = sorted(ids(list_all(engine, ctx, run_filter(ctx))))
+    before = ids(list_all(engine, ctx, run_filter(ctx)))
     ctx.refused(
         "forget(ids=[])",
         lambda: engine.forget(ForgetIds(ids=[])),
@@ -56,12 +52,9 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
         InvalidRequest,
         "InvalidRequest (an empty filter would mean everything)",
     )
-    after = sorted(ids(list_all(engine, ctx, run_filter(ctx))))
-    ctx.require(
-        after == before,
-        "list(run filter) after the refused forgets",
-        f"the same {len(before)} items",
-        after,
+    after = ids(list_all(engine, ctx, run_filter(ctx)))
+    ctx.require_ids(
+        "list(run filter) after the refused forgets", after, before, "the same items as before"
     )
 
 
@@ -76,16 +69,13 @@ def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
     other items do, and forgetting the same id again reports 0."""
     cleanup(engine, ctx)
     others = _seeded(engine, ctx)
-    doomed = engine.store(note(ctx, "forget by id")).id
+    doomed = ctx.label(engine.store(note(ctx, "forget by id")).id, "doomed")
     report = engine.forget(ForgetIds(ids=[doomed]))
-    call = f"forget(ids=[{doomed}])"
+    call = "forget(ids=[doomed])"
     ctx.require(report.forgotten == 1, call, "forgotten 1", report)
-    left = sorted(ids(list_all(engine, ctx, run_filter(ctx))))
-    ctx.require(
-        left == others,
-        "list(run filter) after the forget",
-        f"the other {len(others)} items, not {doomed}",
-        left,
+    left = ids(list_all(engine, ctx, run_filter(ctx)))
+    ctx.require_ids(
+        "list(run filter) after the forget", left, others, "the seeded items, not doomed"
     )
     again = engine.forget(ForgetIds(ids=[doomed]))
     ctx.require(again.forgotten == 0, f"{call} again", "forgotten 0 (already gone)", again)
@@ -103,15 +93,15 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
     cleanup(engine, ctx)
     others = _seeded(engine, ctx)
     tag = f"{ctx.marker}-drop"
-    for label in ("drop one", "drop two"):
-        engine.store(note(ctx, label, tags=[tag]))
+    for label in ("drop1", "drop2"):
+        ctx.label(engine.store(note(ctx, label, tags=[tag])).id, label)
     report = engine.forget(ForgetFilter(filter=run_filter(ctx, tags_any=[tag])))
     ctx.require(
         report.forgotten == 2, "forget(tags_any=[drop] + run filter)", "forgotten 2", report
     )
     dropped = ids(list_all(engine, ctx, run_filter(ctx, tags_any=[tag])))
-    ctx.require(dropped == [], "list(tags_any=[drop] + run filter)", "nothing", dropped)
-    left = sorted(ids(list_all(engine, ctx, run_filter(ctx))))
-    ctx.require(
-        left == others, "list(run filter) after the forget", f"the other {len(others)} items", left
+    ctx.require_ids("list(tags_any=[drop] + run filter)", dropped, [], "nothing")
+    left = ids(list_all(engine, ctx, run_filter(ctx)))
+    ctx.require_ids(
+        "list(run filter) after the forget", left, others, "the seeded items, none dropped"
     )

@@ -1,4 +1,5 @@
-"""Engine checks of identity: an identical store is a replay, any change is a new item.
+"""Engine checks of identity: an identical store is a replay, any change is a new item,
+however many items lie between; store_many answers for each item in order.
 
 Ids are opaque (decisions §4.2): the checks compare ids with what the engine itself
 answered earlier, never with the fingerprint.
@@ -6,12 +7,24 @@ answered earlier, never with the fingerprint.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
-from conformance.checks.engine_support import AT, cleanup, ids, list_all, note, run_filter
+from conformance.checks.engine_support import (
+    AT,
+    cleanup,
+    exchange,
+    note,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
+    identify,
+    require_listed,
+)
 from conformance.engine import (
+    MAX_STORE_MANY,
     Document,
     InvalidRequest,
     ObservedActor,
@@ -19,15 +32,41 @@ from conformance.engine import (
     ToolCallRef,
 )
 
+VOLUME = 100
+"""Items stored between an item and its replay: past windows of 50 (or fewer) recent
+items that replay detection sometimes only looks at."""
+
+TICK = timedelta(microseconds=1)
+
+REPEAT_AT = 70
+"""Where `store_many`'s full batch repeats an item it holds earlier (at `REPEATED`)."""
+
+REPEATED = 6
+
+HELD_AT = 30
+"""Where `store_many`'s full batch holds an item stored before the batch."""
+
+LISTING_PAGE = 25
+"""Page size for listing a whole batch: a few pages, not fifty."""
+
 
 def _variant(item: Document, **meta_fields: Any) -> Document:
     """`item` with some metadata fields replaced."""
     return item.model_copy(update={"meta": item.meta.model_copy(update=meta_fields)})
 
 
+def _replay_of(ctx: CheckContext, call: str, receipt: StoreReceipt, first: str, why: str) -> None:
+    ctx.require(
+        receipt == StoreReceipt(id=first, replayed=True),
+        call,
+        f"a replay (replayed=True) with the first id, {ctx.named([first])}: {why}",
+        f"{receipt!r}" + (f" ({ctx.named([receipt.id])})" if receipt.id in ctx.labels else ""),
+    )
+
+
 @check(
     "engine.replay",
-    title="An identical store is a replay; any change is a new item",
+    title="An identical store is a replay, however many items later; any change is a new item",
     clause="contract-reference B2 (fingerprint), B8 (store), B10 §3; decisions §4.2, §4.3",
     storage=True,
 )
@@ -35,22 +74,19 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     """Storing an item twice answers `replayed` with the first id and keeps one copy; a
     copy differing by one tag or one character is a new item with its own id; a copy
     differing only in when it was observed, who said it or the tool call's id is a
-    replay with the first id."""
+    replay with the first id. A conversation whose first turn is 1 µs later is a new
+    item (a turn's time is identity). After 100 more items, storing the first of them,
+    the original and the latest again each replays with its first id."""
     cleanup(engine, ctx)
     base = note(
         ctx, "replay", tags=["replay"], tool_call=ToolCallRef(name="replay_tool", id="call-1")
     )
     first = engine.store(base)
-    ctx.require(not first.replayed, "store(replay note)", "replayed=False (new)", first)
-    again = engine.store(base)
-    ctx.require(
-        again == StoreReceipt(id=first.id, replayed=True),
-        "store(replay note) again",
-        f"replayed=True with the first id {first.id}",
-        again,
-    )
-    listed = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(listed == [first.id], "list(run filter)", "exactly one copy", listed)
+    ctx.label(first.id, "original")
+    ctx.require(not first.replayed, "store(original)", "replayed=False (new)", first)
+    _replay_of(ctx, "store(original) again", engine.store(base), first.id, "the same item")
+    kept = {first.id: base}
+    require_listed(engine, ctx, run_filter(ctx), kept, "one copy of the original")
 
     changed = {
         "one more tag": _variant(base, tags=["replay", "another"]),
@@ -61,19 +97,17 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     new_ids = [first.id]
     for what, item in changed.items():
         receipt = engine.store(item)
-        call = f"store(replay note with {what})"
+        call = f"store(original with {what})"
         ctx.require(not receipt.replayed, call, "replayed=False (a different item)", receipt)
         ctx.require(
-            receipt.id not in new_ids, call, f"an id of its own, not one of {new_ids}", receipt.id
+            receipt.id not in new_ids,
+            call,
+            f"an id of its own, not one of {ctx.named(new_ids)}",
+            f"the id of {ctx.named([receipt.id])}",
         )
+        kept[ctx.label(receipt.id, f"with {what}")] = item
         new_ids.append(receipt.id)
-    listed = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(
-        sorted(listed) == sorted(new_ids),
-        "list(run filter)",
-        f"the first item and both changed copies {new_ids}",
-        listed,
-    )
+    require_listed(engine, ctx, run_filter(ctx), kept, "the original and both changed copies")
 
     # The fingerprint clears these three: they say when, by whom and through which call
     # an item was seen, not what it is.
@@ -84,73 +118,102 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     }
     for what, item in presentation.items():
         receipt = engine.store(item)
-        ctx.require(
-            receipt == StoreReceipt(id=first.id, replayed=True),
-            f"store(replay note with another {what})",
-            f"a replay (replayed=True, id {first.id}): {what} is not identity",
-            receipt,
-        )
-    listed = ids(list_all(engine, ctx, run_filter(ctx)))
+        call = f"store(original with another {what})"
+        _replay_of(ctx, call, receipt, first.id, f"{what} is not identity")
+    require_listed(engine, ctx, run_filter(ctx), kept, "the original and both changed copies")
+
+    # A turn's time is part of what a conversation is (the fingerprint keeps it).
+    said = exchange(ctx, "replay turn", observed_at=AT)
+    said.turns[0].at = AT
+    once = engine.store(said)
+    ctx.label(once.id, "conversation")
+    later_turn = said.model_copy(deep=True)
+    later_turn.turns[0].at = AT + TICK
+    receipt = engine.store(later_turn)
+    call = "store(conversation with its first turn 1 µs later)"
+    ctx.require(not receipt.replayed, call, "replayed=False (turn times are identity)", receipt)
     ctx.require(
-        sorted(listed) == sorted(new_ids), "list(run filter)", f"still only {new_ids}", listed
+        receipt.id != once.id, call, "an id of its own", f"the id of {ctx.named([receipt.id])}"
     )
+    _replay_of(ctx, "store(conversation) again", engine.store(said), once.id, "the same item")
+
+    fillers = [note(ctx, f"replay filler {i}") for i in range(1, VOLUME + 1)]
+    filler_ids: list[str] = []
+    for i, item in enumerate(fillers, 1):
+        receipt = engine.store(item)
+        ctx.require(not receipt.replayed, f"store(f{i})", "replayed=False (a new item)", receipt)
+        filler_ids.append(ctx.label(receipt.id, f"f{i}"))
+    later = f"after {VOLUME} more items"
+    for label, item, item_id in (
+        ("f1", fillers[0], filler_ids[0]),
+        ("original", base, first.id),
+        (f"f{VOLUME}", fillers[-1], filler_ids[-1]),
+    ):
+        _replay_of(ctx, f"store({label}) again, {later}", engine.store(item), item_id, later)
 
 
 @check(
     "engine.store_many",
-    title="store_many answers in item order and replays a batch sent again",
-    clause="contract-reference B8 (store_many, validate_many), B10 §6; decisions §4.2",
+    title="store_many of a full batch answers in item order, replays repeats, lists it all",
+    clause="contract-reference B8 (store_many, validate_many), B6 (MAX_STORE_MANY), B10 §6; "
+    "decisions §4.2",
     storage=True,
 )
 def assert_store_many(engine: Any, ctx: CheckContext) -> None:
-    """A batch of three new items answers three fresh receipts in item order (each id the
-    one a later store of that item replays to), all listed on return; the batch sent
-    again is all replays with the same ids; an item repeated inside a batch replays its
-    first copy; an empty batch is `InvalidRequest`."""
+    """A batch of `MAX_STORE_MANY` (100) items (98 new, one held before the batch, one
+    repeating an earlier item of the batch) answers 100 receipts in item order: the new
+    ones fresh and distinct, the held one replayed to its id, the repeat replayed to its
+    first copy's id; every item lists on return, each under its receipt's id. The batch
+    sent again is all replays with the same ids; an empty batch is `InvalidRequest`."""
     cleanup(engine, ctx)
-    batch = [note(ctx, f"bulk-{i}") for i in range(3)]
+    held = note(ctx, "bulk held")
+    held_id = ctx.label(engine.store(held).id, "held")
+    fresh = [note(ctx, f"bulk {i}") for i in range(1, MAX_STORE_MANY - 1)]
+    batch = list(fresh)
+    batch.insert(HELD_AT, held)
+    batch.insert(REPEAT_AT, fresh[REPEATED])
+    labels = [f"b{i}" for i in range(1, len(fresh) + 1)]
+    labels.insert(HELD_AT, "held")
+    labels.insert(REPEAT_AT, f"b{REPEATED + 1}")
     receipts = engine.store_many(batch)
-    call = "store_many(bulk-0..2)"
-    ctx.require(len(receipts) == 3, call, "3 receipts", receipts)
-    ctx.require(not any(r.replayed for r in receipts), call, "none replayed", receipts)
-    listed = ids(list_all(engine, ctx, run_filter(ctx)))
+    call = f"store_many({len(batch)} items: 98 new, held at {HELD_AT + 1}, b{REPEATED + 1} "
+    call += f"again at {REPEAT_AT + 1})"
     ctx.require(
-        sorted(listed) == sorted(r.id for r in receipts),
-        "list(run filter)",
-        "the three items, listed on return",
-        listed,
+        len(receipts) == len(batch), call, f"{len(batch)} receipts", f"{len(receipts)} receipts"
     )
-    for i, (item, receipt) in enumerate(zip(batch, receipts, strict=True)):
-        own = engine.store(item)
+
+    # Which id is which item is read from the listing, not from the receipts under test.
+    unique = dict(zip(labels, batch, strict=True))
+    scope = run_filter(ctx)
+    own = identify(engine, ctx, scope, unique, "the batch (listed on return)", LISTING_PAGE)
+    ctx.require(
+        own["held"] == held_id,
+        "list(run filter)",
+        "the held item under the id its own store answered",
+        f"the id of {ctx.named([own['held']])}",
+    )
+    for place, (label, receipt) in enumerate(zip(labels, receipts, strict=True), 1):
+        replay = label == "held" or place == REPEAT_AT + 1
+        want = StoreReceipt(id=own[label], replayed=replay)
         ctx.require(
-            own == StoreReceipt(id=receipt.id, replayed=True),
-            f"store(bulk-{i})",
-            f"a replay with receipt {i}'s id {receipt.id} (receipts in item order)",
-            own,
+            receipt == want,
+            call,
+            f"receipt {place} for {label}: {'a replay of' if replay else 'new, with'} "
+            f"{label}'s id (receipts in item order)",
+            f"replayed={receipt.replayed}, the id of {ctx.named([receipt.id])}",
         )
+
     again = engine.store_many(batch)
     ctx.require(
         again == [StoreReceipt(id=r.id, replayed=True) for r in receipts],
         f"{call} again",
         "every item replayed, with the same ids in the same order",
-        again,
-    )
-
-    fresh = note(ctx, "bulk-3")
-    inner = engine.store_many([fresh, batch[0], fresh])
-    call = "store_many([bulk-3, bulk-0, bulk-3])"
-    ctx.require(len(inner) == 3, call, "3 receipts", inner)
-    ctx.require(
-        [r.replayed for r in inner] == [False, True, True]
-        and inner[1].id == receipts[0].id
-        and inner[2].id == inner[0].id,
-        call,
-        "bulk-3 new, bulk-0 replayed to its id, bulk-3 replayed to its first copy",
-        inner,
+        f"{sum(not r.replayed for r in again)} not replayed; ids of "
+        f"{ctx.named([r.id for r in again])}",
     )
     ctx.refused(
         "store_many([])",
         lambda: engine.store_many([]),
         InvalidRequest,
-        "InvalidRequest (store_many takes between 1 and 100 items)",
+        f"InvalidRequest (store_many takes between 1 and {MAX_STORE_MANY} items)",
     )

@@ -1,4 +1,5 @@
-"""Engine check of the namespace tree: every reach admits exactly its nodes (B4's example)."""
+"""Engine check of the namespace tree: every reach admits exactly its nodes (B4's example),
+on segment boundaries, not string prefixes (`agent:x-a` is no ancestor of `agent:x-ab`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from conformance.checks.engine_support import (
     list_all,
     modes,
     run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
+    store_each,
 )
 from conformance.engine import (
     ExploreRequest,
@@ -59,10 +64,59 @@ def reaches(nodes: dict[str, Namespace]) -> list[tuple[str, Reach | None, str]]:
     ]
 
 
+def near_misses(ctx: CheckContext) -> dict[str, Namespace]:
+    """Nodes whose paths are string prefixes of one another without being ancestors:
+    `a`, `ab` and `a-b` side by side, then four levels below `a` with a sibling at each
+    depth whose id extends the node's (`s`/`s2`, `t`/`t-1`, `u`/`uu`), and `ab/s`."""
+
+    def agent(parent: Namespace, name: str) -> Namespace:
+        return parent.child(Segment(SegmentKind.AGENT, name))
+
+    m = ctx.marker
+    a = agent(Namespace.ROOT, f"{m}-a")
+    ab = agent(Namespace.ROOT, f"{m}-ab")
+    s = agent(a, "s")
+    t = agent(s, "t")
+    return {
+        "root": Namespace.ROOT,
+        "a": a,
+        "ab": ab,
+        "a-b": agent(Namespace.ROOT, f"{m}-a-b"),
+        "a/s": s,
+        "a/s2": agent(a, "s2"),
+        "a/s/t": t,
+        "a/s/t-1": agent(s, "t-1"),
+        "a/s/t/u": agent(t, "u"),
+        "a/s/t/uu": agent(t, "uu"),
+        "ab/s": agent(ab, "s"),
+    }
+
+
+NEAR_MISS_READS: tuple[tuple[str, str, str], ...] = (
+    ("of", "a/s/t", "root a a/s a/s/t"),
+    ("of", "a/s/t-1", "root a a/s a/s/t-1"),
+    ("of", "ab", "root ab"),
+    ("of", "a-b", "root a-b"),
+    ("of", "ab/s", "root ab ab/s"),
+    ("exact", "a", "a"),
+    ("exact", "a/s", "a/s"),
+    ("exact", "a/s/t", "a/s/t"),
+    ("subtree", "a", "a a/s a/s2 a/s/t a/s/t-1 a/s/t/u a/s/t/uu"),
+    ("subtree", "a/s", "a/s a/s/t a/s/t-1 a/s/t/u a/s/t/uu"),
+    ("subtree", "a/s/t", "a/s/t a/s/t/u a/s/t/uu"),
+    ("subtree", "a/s/t/u", "a/s/t/u"),
+)
+"""Reads of `near_misses`: the reach, its node, and the nodes it admits."""
+
+_REACH = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
+
+
 @check(
     "engine.namespaces",
-    title="Every reach admits exactly its nodes, for list, get, fetch, explore and forget",
-    clause="contract-reference B4 (Namespace, Reach, worked example), B7, B10 §9",
+    title="Every reach admits exactly its nodes, on segment boundaries, for list, get, fetch, "
+    "explore and forget",
+    clause="contract-reference B4 (Namespace, Reach, worked example; admits by segments), "
+    "B7, B10 §9",
     storage=True,
 )
 def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
@@ -70,20 +124,31 @@ def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
     writer's and editor's texts equal, their ids distinct). Listing with each reach of
     the example admits exactly its nodes; get with `of(E)` answers E, T, R in the order
     asked; fetch with `of(W)` (first declared mode) answers only R, T or W; explore by
-    namespace counts one per node; forget with `exact(W)` removes exactly W's item."""
+    namespace counts one per node; forget with `exact(W)` removes exactly W's item.
+    Then one learning at each of eleven nodes whose ids are string prefixes of their
+    siblings' (`a`, `ab`, `a-b`, and siblings at depths 2 to 4): `of`, `exact` and
+    `subtree` each admit exactly their nodes and none of the near misses, and forget
+    with `exact(a)` removes `a`'s item alone."""
     cleanup(engine, ctx)
+    _worked_example(engine, ctx)
+    _near_misses(engine, ctx)
+
+
+def _worked_example(engine: Any, ctx: CheckContext) -> None:
     nodes = tree(ctx)
     tag = f"{ctx.marker}-ns"
     texts = {"R": "root", "T": "team", "W": "same", "H": "helper", "E": "same"}
     items = [fact(ctx, f"{texts[n]} shared", namespace=nodes[n], tags=[tag]) for n in nodes]
-    receipts = engine.store_many(items)
-    by_node = {n: r.id for n, r in zip(nodes, receipts, strict=True)}
+    by_node = {n: ctx.label(engine.store(item).id, n) for n, item in zip(nodes, items, strict=True)}
     ctx.require(
-        len(set(by_node.values())) == len(nodes),
-        "store_many(5 learnings)",
-        "five distinct ids (the same text at W and E is two items)",
-        by_node,
+        by_node["W"] != by_node["E"],
+        "store(W's learning), store(E's learning)",
+        "two distinct ids (the same text at W and E is two items: namespace is identity)",
+        f"one id for both, {by_node['W']!r}",
     )
+    stored = {by_node[n]: item for n, item in zip(nodes, items, strict=True)}
+    tagged = run_filter(ctx, tags_any=[tag])
+    require_listed(engine, ctx, tagged, stored, "the five example items")
     node_of = {item_id: n for n, item_id in by_node.items()}
 
     def named(hit_ids: list[str]) -> str:
@@ -100,12 +165,12 @@ def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
 
     asked = [by_node[n] for n in "HEWTR"]
     hits = ids(engine.get(GetRequest(ids=asked, reach=Reach.of(nodes["E"]))))
-    got = "".join(node_of.get(i, "?") for i in hits)
-    ctx.require(
-        got == "ETR",
+    ctx.require_ids(
         "get(H, E, W, T, R; reach of(E))",
+        hits,
+        [by_node[n] for n in "ETR"],
         "E, T, R in the order asked (W and H are out of reach)",
-        ", ".join(got),
+        ordered=True,
     )
 
     declared = modes(engine)
@@ -132,15 +197,7 @@ def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
         buckets,
     )
 
-    report = engine.forget(
-        ForgetFilter(filter=run_filter(ctx, tags_any=[tag], reach=Reach.exact(nodes["W"])))
-    )
-    ctx.require(
-        report.forgotten == 1,
-        "forget(tag + run filter, reach exact(W))",
-        "forgotten 1 (the item at W)",
-        report,
-    )
+    _forget_exactly(engine, ctx, tag, nodes["W"], "W", "the item at W")
     got = named(
         ids(
             list_all(
@@ -153,4 +210,48 @@ def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
         "list(reach subtree(root)) after the forget",
         "the items at R, T, H, E",
         ", ".join(got),
+    )
+
+
+def _near_misses(engine: Any, ctx: CheckContext) -> None:
+    nodes = near_misses(ctx)
+    tag = f"{ctx.marker}-near"
+    items = {
+        name: fact(ctx, f"near miss {i}", namespace=node, tags=[tag])
+        for i, (name, node) in enumerate(nodes.items())
+    }
+    stored = store_each(engine, ctx, items)
+    at = {ctx.labels[item_id]: item_id for item_id in stored}
+    tagged = run_filter(ctx, tags_any=[tag])
+    require_listed(engine, ctx, tagged, stored, f"the {len(stored)} near-miss items")
+    for how, node, want in NEAR_MISS_READS:
+        reach = _REACH[how](nodes[node])
+        got = ids(list_all(engine, ctx, run_filter(ctx, tags_any=[tag], reach=reach)))
+        ctx.require_ids(
+            f"list(reach {how}({node}), tag + run filter)",
+            got,
+            [at[name] for name in want.split()],
+            f"the items at {want.replace(' ', ', ')}",
+        )
+    _forget_exactly(engine, ctx, tag, nodes["a"], "a", "the item at a, not ab or a-b")
+    left = ids(list_all(engine, ctx, tagged))
+    ctx.require_ids(
+        "list(tag + run filter) after the forget",
+        left,
+        [item_id for name, item_id in at.items() if name != "a"],
+        "every near-miss item but a's",
+    )
+
+
+def _forget_exactly(
+    engine: Any, ctx: CheckContext, tag: str, node: Namespace, name: str, what: str
+) -> None:
+    """Forget by the tag and `exact(node)`, which must remove one item: `what`."""
+    reach = Reach.exact(node)
+    report = engine.forget(ForgetFilter(filter=run_filter(ctx, tags_any=[tag], reach=reach)))
+    ctx.require(
+        report.forgotten == 1,
+        f"forget(tag + run filter, reach exact({name}))",
+        f"forgotten 1 ({what})",
+        report,
     )

@@ -1,132 +1,112 @@
-"""Engine checks of the reads beside list: explore counts, get by id, recall citations."""
+"""Engine checks of the reads beside list and fetch: get by id, recall citations."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
-    SEEDED_KINDS,
     cleanup,
     ids,
-    list_all,
+    note,
     run_filter,
-    seed,
 )
+from conformance.checks.engine_writes import (
+    require_as_stored,
+    require_listed,
+    seed,
+    store_each,
+)
+from conformance.checks.evidence import show
 from conformance.engine import (
-    ExploreRequest,
-    Facet,
+    MAX_GET_IDS,
     GetRequest,
     InvalidRequest,
+    Namespace,
+    Reach,
     RecallRequest,
+    Segment,
+    SegmentKind,
+    StoreItem,
 )
 
+IN_REACH = 30
+OUT_OF_REACH = 10
+LISTING_PAGE = 10
 
-@check(
-    "engine.explore",
-    title="Explore counts what a listing holds, per facet value",
-    clause="contract-reference B6 (ExploreRequest), B7 (Facet, narrow), B10 §4",
-    storage=True,
-)
-def assert_explore(engine: Any, ctx: CheckContext) -> None:
-    """Explore by kind echoes the facet, is not truncated, totals what the run lists, and
-    its buckets equal the per-kind counts of the listing, largest first; each bucket,
-    narrowed into the filter, lists exactly its count. Explore by workspace gives one
-    bucket holding everything and none missing. A limit of 0 is `InvalidRequest`."""
-    cleanup(engine, ctx)
-    seed(engine, ctx)
-    listed = list_all(engine, ctx, run_filter(ctx))
-    ctx.require(
-        len(listed) == sum(SEEDED_KINDS.values()),
-        "list(run filter)",
-        f"the {sum(SEEDED_KINDS.values())} seeded items",
-        ids(listed),
-    )
-    want = {kind.value: count for kind, count in Counter(hit.kind for hit in listed).items()}
 
-    page = engine.explore(ExploreRequest(facet=Facet.KIND, filter=run_filter(ctx), limit=10))
-    call = "explore(kind, run filter, limit 10)"
-    ctx.require(page.facet is Facet.KIND, call, "facet kind echoed", page.facet)
-    ctx.require(not page.truncated, call, "truncated=False", page.truncated)
-    ctx.require(page.total == len(listed), call, f"total {len(listed)} (as listed)", page.total)
-    got = {bucket.value: bucket.count for bucket in page.buckets}
-    ctx.require(got == want, call, f"buckets {want} (the listing's counts)", got)
-    counts = [bucket.count for bucket in page.buckets]
-    ctx.require(counts == sorted(counts, reverse=True), call, "counts largest first", counts)
-    ctx.require(
-        page.more_buckets == 0, call, "more_buckets 0 (3 kinds, limit 10)", page.more_buckets
-    )
-    for bucket in page.buckets:
-        narrowed = run_filter(ctx)
-        Facet.KIND.narrow(narrowed, bucket.value)
-        hits = list_all(engine, ctx, narrowed)
-        ctx.require(
-            len(hits) == bucket.count,
-            f"list(kinds=[{bucket.value}] + run filter)",
-            f"{bucket.count} items (the bucket's count)",
-            ids(hits),
-        )
+def get_items(ctx: CheckContext) -> tuple[Reach, dict[str, StoreItem]]:
+    """A reach, `subtree(agent:<m>-get)`, and items by label: `in1`..`in30` at its node
+    and a child, `out1`..`out10` beside it at `agent:<m>-getx` (its id a string prefix
+    away) and at the root."""
+    m = ctx.marker
+    node = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-get"))
+    child = node.child(Segment(SegmentKind.AGENT, f"{m}-sub"))
+    beside = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-getx"))
+    items: dict[str, StoreItem] = {}
+    for i in range(1, IN_REACH + 1):
+        items[f"in{i}"] = note(ctx, f"get in {i}", namespace=node if i <= 20 else child)
+    for i in range(1, OUT_OF_REACH + 1):
+        items[f"out{i}"] = note(ctx, f"get out {i}", namespace=beside if i <= 6 else Namespace.ROOT)
+    return Reach.subtree(node), items
 
-    page = engine.explore(ExploreRequest(facet=Facet.WORKSPACE, filter=run_filter(ctx), limit=10))
-    call = "explore(workspace, run filter, limit 10)"
-    got = {bucket.value: bucket.count for bucket in page.buckets}
-    ctx.require(
-        got == {ctx.root: len(listed)},
-        call,
-        f"one bucket, the run's workspace, counting {len(listed)}",
-        got,
-    )
-    ctx.require(page.missing == 0, call, "missing 0", page.missing)
-    ctx.refused(
-        "explore(kind, limit 0)",
-        lambda: engine.explore(ExploreRequest(facet=Facet.KIND, filter=run_filter(ctx), limit=0)),
-        InvalidRequest,
-        "InvalidRequest (explore limit must be between 1 and 500)",
-    )
+
+def asked_ids(
+    ctx: CheckContext, inside: list[str], outside: list[str]
+) -> tuple[list[str], list[str]]:
+    """`MAX_GET_IDS` ids to ask for, and the answer they call for: ids in reach among
+    unknown ids, ids out of reach and repeats, the last twenty in reach past position 120,
+    in an order other than store order; the answer is each id in reach once, where first
+    asked."""
+    unknown = [ctx.label(f"{ctx.marker}-missing-{i}", f"unknown{i}") for i in range(1, 200)]
+    asked = [
+        *unknown[:40],
+        *outside[:5],
+        *inside[:10],
+        inside[3],
+        *unknown[40:100],
+        *outside[5:],
+        outside[0],
+        *reversed(inside[10:]),
+        inside[12],
+    ]
+    asked += unknown[100 : 100 + MAX_GET_IDS - len(asked)]
+    return asked, [*inside[:10], *reversed(inside[10:])]
 
 
 @check(
     "engine.get",
-    title="get answers the known ids, in the order asked",
-    clause="contract-reference B6 (GetRequest), B7 (get), B10 §5",
+    title="get of a full request answers each id in reach once, in the order asked",
+    clause="contract-reference B6 (GetRequest, MAX_GET_IDS), B7 (get_by_listing, "
+    "in_request_order), B10 §5",
     storage=True,
 )
 def assert_get(engine: Any, ctx: CheckContext) -> None:
-    """get of the listed ids reversed, with an unknown id inserted, answers exactly the
-    known ids in the asked order, each hit equal to its listing (id, kind, meta, text);
-    get of no ids is `InvalidRequest`."""
+    """get of `MAX_GET_IDS` (200) ids with reach `subtree(node)`: 30 ids in reach (20 of
+    them past position 120), 10 out of reach (at a sibling whose id extends the node's,
+    and at the root), unknown ids, and ids asked twice. It answers exactly the 30, each
+    once, in the order first asked, each hit as stored (kind, text, metadata). get of no
+    ids is `InvalidRequest`."""
     cleanup(engine, ctx)
-    seed(engine, ctx)
-    listed = {hit.id: hit for hit in list_all(engine, ctx, run_filter(ctx))}
-    ctx.require(
-        len(listed) == sum(SEEDED_KINDS.values()),
-        "list(run filter)",
-        f"the {sum(SEEDED_KINDS.values())} seeded items",
-        list(listed),
-    )
-    known = list(reversed(listed))
-    asked = [*known[:1], f"{ctx.marker}-missing", *known[1:]]
-    hits = engine.get(GetRequest(ids=asked))
-    call = f"get({len(asked)} ids, one unknown)"
-    ctx.require(
-        ids(hits) == known, call, f"exactly the known ids in asked order {known}", ids(hits)
+    reach, items = get_items(ctx)
+    stored = store_each(engine, ctx, items)
+    require_listed(engine, ctx, run_filter(ctx), stored, f"the {len(stored)} items", LISTING_PAGE)
+    inside = [i for i in stored if ctx.labels[i].startswith("in")]
+    outside = [i for i in stored if ctx.labels[i].startswith("out")]
+    asked, want = asked_ids(ctx, inside, outside)
+    hits = engine.get(GetRequest(ids=asked, reach=reach))
+    call = f"get({len(asked)} ids: in, out of reach, unknown, repeated; reach subtree(node))"
+    ctx.require_ids(
+        call, ids(hits), want, "each id in reach once, in the order first asked", ordered=True
     )
     for hit in hits:
-        held = listed[hit.id]
-        shape = (hit.id, hit.kind, hit.meta, hit.text)
-        ctx.require(
-            shape == (held.id, held.kind, held.meta, held.text),
-            call,
-            f"the hit as listed: {held!r}",
-            repr(hit),
-        )
+        require_as_stored(ctx, call, stored[hit.id], hit)
     ctx.refused(
         "get([])",
         lambda: engine.get(GetRequest(ids=[])),
         InvalidRequest,
-        "InvalidRequest (get takes between 1 and 200 ids)",
+        f"InvalidRequest (get takes between 1 and {MAX_GET_IDS} ids)",
     )
 
 
@@ -140,11 +120,14 @@ def assert_recall(engine: Any, ctx: CheckContext) -> None:
     """Recall of the run's marker (limit 5, run filter) answers non-blank text with 1 to 5
     citations, each naming an item the run lists, with that item's kind."""
     cleanup(engine, ctx)
-    seed(engine, ctx)
-    listed = {hit.id: hit.kind for hit in list_all(engine, ctx, run_filter(ctx))}
+    stored = seed(engine, ctx)
+    listed = {
+        hit.id: hit.kind
+        for hit in require_listed(engine, ctx, run_filter(ctx), stored, "the seeded items")
+    }
     answer = engine.recall(RecallRequest(question=ctx.marker, filter=run_filter(ctx), limit=5))
     call = "recall(marker, limit 5, run filter)"
-    ctx.require(bool(answer.answer.strip()), call, "a non-blank answer", repr(answer.answer))
+    ctx.require(bool(answer.answer.strip()), call, "a non-blank answer", show(answer.answer))
     ctx.require(
         1 <= len(answer.citations) <= 5,
         call,
@@ -156,5 +139,5 @@ def assert_recall(engine: Any, ctx: CheckContext) -> None:
             listed.get(citation.id) is citation.kind,
             call,
             "each citation an item the run lists, with that item's kind",
-            f"{citation.id} ({citation.kind.value})",
+            f"{ctx.named([citation.id])} ({citation.kind.value})",
         )

@@ -3,15 +3,21 @@
 Every item a check writes carries ``meta.workspace = ctx.root`` (or the probe
 workspace under it), and every read and forget names that workspace, so a check
 never sees or touches data outside its own run (decisions §4.9).
+
+A fault is reported by the check that owns the operation: paging a listing belongs to
+`engine.list_paging`, paging a fetch to `engine.cursor_progress`, and another check that
+only needs them to work (to list its own writes, say) ends inconclusive when they do
+not, naming the owner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn, Protocol
 
 from conformance.checks.context import CheckContext
+from conformance.checks.evidence import show
 from conformance.checks.outcome import CheckSkipped
 from conformance.engine import (
     Conversation,
@@ -20,7 +26,6 @@ from conformance.engine import (
     FetchRequest,
     ForgetFilter,
     Hit,
-    ItemKind,
     Learning,
     LearningKind,
     ListRequest,
@@ -40,6 +45,12 @@ MAX_PAGES = 10_000
 """Pages after which a listing that still hands out cursors is judged never to end."""
 
 NO_FETCH_MODE = "engine declares no fetch mode"
+
+LIST_OWNER = "engine.list_paging"
+"""The check that owns list paging: listings elsewhere are its preconditions."""
+
+FETCH_OWNER = "engine.cursor_progress"
+"""The check that owns fetch paging."""
 
 Page = tuple[list[Hit], str | None]
 
@@ -83,25 +94,7 @@ AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
 """A fixed observation time: every timestamp a check writes is whole seconds, UTC."""
 
 
-def seed(engine: Any, ctx: CheckContext) -> list[str]:
-    """Store six items in the run's workspace (3 documents, 2 learnings, 1 conversation,
-    so every kind has its own count) and return their receipt ids in store order."""
-    items: list[Document | Learning | Conversation] = [
-        note(ctx, "seed one"),
-        note(ctx, "seed two"),
-        note(ctx, "seed three"),
-        fact(ctx, "seed four"),
-        fact(ctx, "seed five", 0.5),
-        exchange(ctx, "seed six"),
-    ]
-    return [engine.store(item).id for item in items]
-
-
-SEEDED_KINDS = {ItemKind.DOCUMENT: 3, ItemKind.LEARNING: 2, ItemKind.CONVERSATION: 1}
-"""How many items of each kind `seed` stores."""
-
-
-def ids(hits: list[Hit]) -> list[str]:
+def ids(hits: Sequence[Hit]) -> list[str]:
     """The ids of `hits`, in order."""
     return [hit.id for hit in hits]
 
@@ -121,7 +114,7 @@ def _forgetter(engine: Any, ctx: CheckContext, workspace: str) -> Callable[[], N
             not left,
             f"list(workspace={workspace!r}) after the cleanup forget",
             "nothing left",
-            f"{len(left)} items survived a forget by workspace filter",
+            f"{len(left)} items survived a forget by workspace filter: {ctx.named(ids(left))}",
         )
 
     return forget
@@ -133,6 +126,25 @@ class Verdicts(Protocol):
     def fail(self, call: str, expected: str, got: str) -> NoReturn: ...
 
     def require(self, condition: bool, call: str, expected: str, got: str) -> None: ...
+
+
+class Owned:
+    """Verdicts on an operation `owner` checks: inside another check, a failure is a
+    failed precondition (inconclusive, naming `owner`); inside `owner`, a failure."""
+
+    def __init__(self, ctx: CheckContext, owner: str, what: str) -> None:
+        self.ctx = ctx
+        self.owner = owner
+        self.what = what
+
+    def fail(self, call: str, expected: str, got: str) -> NoReturn:
+        with self.ctx.precondition(self.owner, self.what):
+            self.ctx.fail(call, expected, got)
+        raise AssertionError("unreachable: a failure inside a precondition still raises")
+
+    def require(self, condition: bool, call: str, expected: str, got: str) -> None:
+        if not condition:
+            self.fail(call, expected, got)
 
 
 def pages(
@@ -162,7 +174,7 @@ def pages(
             ctx.fail(
                 call,
                 "a cursor that makes progress",
-                f"the {noun} cursor `{next_cursor}` repeated; paging never ends",
+                f"the {noun} cursor {show(next_cursor)} repeated; paging never ends",
             )
         seen.add(next_cursor)
         cursor = next_cursor
@@ -172,27 +184,34 @@ def pages(
 def list_all(
     engine: Any, ctx: CheckContext, filter: MetaFilter, limit: int = LIST_PAGE
 ) -> list[Hit]:
-    """Every item `filter` admits, listed `limit` at a time; every score must be 0.0."""
+    """Every item `filter` admits, listed `limit` at a time; every score must be 0.0.
+
+    How the listing pages is `engine.list_paging`'s to judge.
+    """
     what = f"list({describe_filter(filter)})"
+    verdicts = Owned(ctx, LIST_OWNER, f"paging {what}")
 
     def read(cursor: str | None) -> Page:
         page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
         scored = [hit for hit in page.items if hit.score != 0.0]
         if scored:
-            ctx.fail(
+            verdicts.fail(
                 f"{what} (limit {limit}, cursor {cursor!r})",
                 "every listing hit scored 0.0",
-                f"score {scored[0].score} on {scored[0].id}",
+                f"score {scored[0].score} on {ctx.named([scored[0].id])}",
             )
         return page.items, page.next_cursor
 
-    return pages(ctx, what, limit, read)
+    return pages(verdicts, what, limit, read)
 
 
 def fetch_all(
     engine: Any, ctx: CheckContext, query: str, mode: FetchMode, filter: MetaFilter, limit: int
 ) -> list[Hit]:
-    """Every hit of a fetch in `mode`, `limit` at a time."""
+    """Every hit of a fetch in `mode`, `limit` at a time.
+
+    How the fetch pages is `engine.cursor_progress`'s to judge.
+    """
 
     def read(cursor: str | None) -> Page:
         req = FetchRequest(query=query, mode=mode, filter=filter, limit=limit, cursor=cursor)
@@ -200,17 +219,7 @@ def fetch_all(
         return page.hits, page.next_cursor
 
     what = f"fetch({query!r}, {mode.value}, {describe_filter(filter)})"
-    return pages(ctx, what, limit, read, "fetch")
-
-
-def differences(want: MemoryMeta, got: MemoryMeta) -> str:
-    """The metadata fields on which `got` differs from `want`, for messages."""
-    wanted, held = want.model_dump(mode="json"), got.model_dump(mode="json")
-    return "; ".join(
-        f"{key} {held.get(key)!r} (wanted {wanted.get(key)!r})"
-        for key in sorted(set(wanted) | set(held), key=list(MemoryMeta.model_fields).index)
-        if wanted.get(key) != held.get(key)
-    )
+    return pages(Owned(ctx, FETCH_OWNER, f"paging {what}"), what, limit, read, "fetch")
 
 
 def describe_filter(filter: MetaFilter) -> str:

@@ -135,9 +135,9 @@ def assert_validation(engine: Any, ctx: CheckContext) -> None:
     for label, call in invalid_requests(engine, ctx):
         ctx.refused(label, call, InvalidRequest, "InvalidRequest")
     left = ids(list_all(engine, ctx, run_filter(ctx)))
-    ctx.require(
-        left == [],
+    ctx.require_ids(
         "list(run filter) after the invalid requests",
-        "nothing (invalid requests store nothing)",
         left,
+        [],
+        "nothing (invalid requests store nothing)",
     )

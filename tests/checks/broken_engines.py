@@ -1,16 +1,24 @@
 """Reference engines with one fault each, and the check id each fault must trip.
 
 The first eleven are the broken wrappers of contract-reference B12; the rest cover
-the checks this kit adds or sharpens (cursors, replay identity, validation, forget).
+the checks this kit adds or sharpens: cursors, replay identity, validation, forget, and
+the faults of real adapters over real stores (result caps never paged past, namespaces
+and paths matched as string prefixes, bounds off by one, a reversed ranking, times
+without a zone, valid input refused).
 """
 
 from __future__ import annotations
 
 import builtins
 import hashlib
+import itertools
+from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
 
 from conformance.engine import (
+    MAX_BUCKETS,
     Conversation,
     Document,
     EngineDescriptor,
@@ -28,18 +36,22 @@ from conformance.engine import (
     GetRequest,
     Hit,
     InvalidRequest,
+    ItemKind,
     Learning,
     ListPage,
     ListRequest,
     MemoryMeta,
     MetaFilter,
+    Namespace,
     RecallAnswer,
     RecallRequest,
     StoreItem,
     StoreReceipt,
+    explore_page_of,
     rfc3339,
+    validate_many,
 )
-from reference_driver.engine import ReferenceEngine
+from reference_driver.engine import ReferenceEngine, _entry, parse_cursor
 
 # -- contract-reference B12 ----------------------------------------------------------
 
@@ -302,6 +314,442 @@ class LeaksCredential(ReferenceEngine):
             raise InvalidRequest(f"{exc.message} (authenticated with {self.secret})") from exc
 
 
+# -- volume: caps real adapters forget to page past --------------------------------------
+
+
+def _paged(hits: Sequence[Hit], limit: int, cursor: str | None) -> tuple[list[Hit], str | None]:
+    """One page of `hits` from the decimal offset `cursor`, and the cursor after it."""
+    start = parse_cursor(cursor)
+    page = list(hits[start : start + limit])
+    end = start + len(page)
+    return page, (str(end) if end < len(hits) else None)
+
+
+class ListCappedAtTen(ReferenceEngine):
+    """list sees only the first 10 matching items (a search call's default size), and
+    pages within them as if that were all."""
+
+    cap = 10
+
+    def list(self, req: ListRequest) -> ListPage:
+        req.validate()
+        first = super().list(req.model_copy(update={"limit": self.cap, "cursor": None}))
+        items, cursor = _paged(first.items, req.limit, req.cursor)
+        return ListPage(items=items, next_cursor=cursor)
+
+
+class ListCappedAtTwenty(ListCappedAtTen):
+    """list sees only the first 20 matching items."""
+
+    cap = 20
+
+
+class FetchFirstTwenty(ReferenceEngine):
+    """fetch ranks only its store's first page of 20 hits, then ends with no cursor."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        self.descriptor().ensure_mode(req.mode)
+        req.validate()
+        first = super().fetch(req.model_copy(update={"limit": 20, "cursor": None}))
+        hits, cursor = _paged(first.hits, req.limit, req.cursor)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+
+class FetchCursorRepeatsBoundary(ReferenceEngine):
+    """Each fetch cursor points one hit back, so a page repeats the last hit of the one
+    before (offset paging off by one)."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        page = super().fetch(req)
+        if page.next_cursor is None:
+            return page
+        return page.model_copy(update={"next_cursor": str(int(page.next_cursor) - 1)})
+
+
+class FetchCursorSkipsBoundary(ReferenceEngine):
+    """Each fetch cursor points one hit past where the next page should start."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        page = super().fetch(req)
+        if page.next_cursor is None:
+            return page
+        return page.model_copy(update={"next_cursor": str(int(page.next_cursor) + 1)})
+
+
+class GetFirstHundred(ReferenceEngine):
+    """get looks up only the first 100 ids it is asked for (its store's batch size)."""
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        req.validate()
+        return super().get(req.model_copy(update={"ids": req.ids[:100]}))
+
+
+class GetRepeatsDuplicates(ReferenceEngine):
+    """get answers an id asked twice twice."""
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        found = {hit.id: hit for hit in super().get(req)}
+        return [found[item_id] for item_id in req.ids if item_id in found]
+
+
+class StoreManyFirstFifty(ReferenceEngine):
+    """store_many writes only the first 50 items, but answers a fresh receipt for each."""
+
+    def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
+        validate_many(items)
+        kept = [self.store(item) for item in items[:50]]
+        return kept + [StoreReceipt(id=item.fingerprint(), replayed=False) for item in items[50:]]
+
+
+class StoreManyRepeatNew(ReferenceEngine):
+    """An item repeated inside a batch is answered as new (the batch is only checked
+    against what was held before it)."""
+
+    def store_many(self, items: Sequence[StoreItem]) -> builtins.list[StoreReceipt]:
+        with self._lock:
+            held = set(self._by_id)
+        receipts = super().store_many(items)
+        return [r if r.id in held else r.model_copy(update={"replayed": False}) for r in receipts]
+
+
+class _Copying(ReferenceEngine):
+    """A reference engine that can write an item again, as a copy under an id of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._copies = itertools.count()
+
+    def _write_copy(self, item: StoreItem) -> str:
+        copy_id = f"{item.fingerprint()[:32]}{next(self._copies):08x}"
+        with self._lock:
+            entry = replace(_entry(copy_id, item), seq=self._next_seq)
+            self._next_seq += 1
+            self._entries.append(entry)
+            self._by_id[copy_id] = entry
+        return copy_id
+
+
+class ReplayWindowFifty(_Copying):
+    """Replays are detected only among the last 50 stores; an older item stored again is
+    written again under an id of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._recent: deque[str] = deque(maxlen=50)
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        item.validate()
+        fingerprint = item.fingerprint()
+        try:
+            if fingerprint in self._recent or fingerprint not in self._by_id:
+                return super().store(item)
+            return StoreReceipt(id=self._write_copy(item), replayed=False)
+        finally:
+            self._recent.append(fingerprint)
+
+
+class ReplayKeepsCopies(_Copying):
+    """A replay answers the first id, but an item seen at another time is written again
+    as a copy (the receipt says replay; the listing holds two)."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        receipt = super().store(item)
+        if receipt.replayed and item.meta.observed_at is not None:
+            self._write_copy(item)
+        return receipt
+
+
+class _ExploreAll(ReferenceEngine):
+    """Explore over every bucket, then reshaped by `reshape`."""
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        req.validate()
+        whole = super().explore(req.model_copy(update={"limit": MAX_BUCKETS}))
+        return self.reshape(req, whole)
+
+    def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
+        raise NotImplementedError
+
+
+class ExploreTopTen(_ExploreAll):
+    """explore answers at most its facet call's default 10 values, and no more_buckets."""
+
+    def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
+        cut = whole.buckets[: min(req.limit, 10)]
+        return whole.model_copy(update={"buckets": cut, "more_buckets": 0})
+
+
+class ExploreTiesDescending(_ExploreAll):
+    """Buckets with equal counts come by value descending, then the limit cuts."""
+
+    def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
+        by_value = sorted(whole.buckets, key=lambda b: b.value, reverse=True)
+        ordered = sorted(by_value, key=lambda b: -b.count)
+        more = max(0, len(ordered) - req.limit)
+        return whole.model_copy(update={"buckets": ordered[: req.limit], "more_buckets": more})
+
+
+class ExploreNeverMissing(ReferenceEngine):
+    """explore never counts items without a value (missing is always 0)."""
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        return super().explore(req).model_copy(update={"missing": 0})
+
+
+class ExploreMoreBucketsZero(ReferenceEngine):
+    """explore cuts to the limit but says no values were left out."""
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        return super().explore(req).model_copy(update={"more_buckets": 0})
+
+
+class ExploreHidesTruncation(ReferenceEngine):
+    """explore stops at scan_limit but never says truncated."""
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        return super().explore(req).model_copy(update={"truncated": False})
+
+
+class ExploreCountsForgotten(_ExploreAll):
+    """Counts kept beside the items and never decremented: explore still counts what was
+    forgotten."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ghosts: builtins.list[tuple[ItemKind, MemoryMeta]] = []
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        with self._lock:
+            doomed = [
+                (e.kind, e.item.meta)
+                for e in self._entries
+                if (e.id in target.ids if isinstance(target, ForgetIds) else False)
+                or (isinstance(target, ForgetFilter) and target.filter.matches(e.kind, e.item.meta))
+            ]
+        report = super().forget(target)
+        self._ghosts.extend(doomed)
+        return report
+
+    def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
+        counts = {b.value: b.count for b in whole.buckets}
+        total, missing = whole.total, whole.missing
+        for kind, meta in self._ghosts:
+            if req.filter.matches(kind, meta):
+                total += 1
+                values = req.facet.values(kind, meta)
+                missing += not values
+                for value in values:
+                    counts[value] = counts.get(value, 0) + 1
+        return explore_page_of(req.facet, counts, req.limit, total, missing, whole.truncated)
+
+
+# -- edges of the filters ----------------------------------------------------------------
+
+
+class _Refiltered(ReferenceEngine):
+    """Every read and forget matches with `matcher`, a `MetaFilter` with one fault."""
+
+    matcher: type[MetaFilter] = MetaFilter
+
+    def _own(self, filter: MetaFilter) -> MetaFilter:
+        # An empty filter stays as it is, so an empty forget is still refused.
+        return filter if filter.is_empty() else self.matcher.model_validate(dict(filter))
+
+    def list(self, req: ListRequest) -> ListPage:
+        return super().list(req.model_copy(update={"filter": self._own(req.filter)}))
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        return super().fetch(req.model_copy(update={"filter": self._own(req.filter)}))
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        return super().recall(req.model_copy(update={"filter": self._own(req.filter)}))
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetFilter):
+            target = target.model_copy(update={"filter": self._own(target.filter)})
+        return super().forget(target)
+
+
+def _path(namespace: Namespace) -> str:
+    return "" if namespace.is_root else str(namespace)
+
+
+class _PrefixReach(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = MetaFilter.matches(self.model_copy(update={"reach": None}), kind, meta)
+        if self.reach is None:
+            return rest
+        at, held, reach = _path(self.reach.at), _path(meta.namespace), self.reach
+        exact = not reach.inherit and not reach.descendants
+        return rest and (
+            held == at
+            or (reach.inherit and at.startswith(held))
+            or (reach.descendants and held.startswith(at))
+            or (exact and held.startswith(at) and held.count("/") == at.count("/"))
+        )
+
+
+class ReachByStringPrefix(_Refiltered):
+    """Reach matched on string prefixes of namespace paths: an ancestor is any node whose
+    path begins at's, a descendant any whose path at's begins, exact any at the same
+    depth beginning with at's path (`agent:x-a` admits `agent:x-ab`)."""
+
+    matcher = _PrefixReach
+
+
+def _starts(wanted: str | None, held: str | None) -> bool:
+    return wanted is None or (held is not None and held.startswith(wanted))
+
+
+class _PlainPathPrefix(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = self.model_copy(update={"folder": None, "file_path": None})
+        return (
+            MetaFilter.matches(rest, kind, meta)
+            and _starts(self.folder, meta.folder)
+            and _starts(self.file_path, meta.file_path)
+        )
+
+
+class FolderPlainStartswith(_Refiltered):
+    """folder and file_path matched with a plain `startswith` (`/a/b` admits `/a/bc`)."""
+
+    matcher = _PlainPathPrefix
+
+
+_EXACT_FIELDS = ("language", "repo", "commit", "url", "thread_id", "agent_id")
+
+
+class _LikePrefix(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = self.model_copy(update=dict.fromkeys(_EXACT_FIELDS))
+        return MetaFilter.matches(rest, kind, meta) and all(
+            _starts(getattr(self, name), getattr(meta, name)) for name in _EXACT_FIELDS
+        )
+
+
+class ExactFieldsAsPrefixes(_Refiltered):
+    """Exact fields matched as `LIKE 'value%'` (language `x` admits `x-y`)."""
+
+    matcher = _LikePrefix
+
+
+class _FlippedWindow(MetaFilter):
+    def _in_window(self, observed_at: datetime | None) -> bool:
+        if self.observed_after is None and self.observed_before is None:
+            return True
+        if observed_at is None:
+            return False
+        return (self.observed_after is None or self.observed_after < observed_at) and (
+            self.observed_before is None or observed_at <= self.observed_before
+        )
+
+
+class WindowBoundsFlipped(_Refiltered):
+    """observed_after exclusive and observed_before inclusive (the contract: the other
+    way round)."""
+
+    matcher = _FlippedWindow
+
+
+# -- semantics: ranking, timestamps, valid input --------------------------------------
+
+
+class ReversedRanking(ReferenceEngine):
+    """Ranks worst first, scores negated so they still fall down the page (a distance
+    read as a similarity)."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        self.descriptor().ensure_mode(req.mode)
+        req.validate()
+        whole = super().fetch(req.model_copy(update={"limit": 100_000, "cursor": None}))
+        ranked = [hit.model_copy(update={"score": -hit.score}) for hit in whole.hits[::-1]]
+        hits, cursor = _paged(ranked, req.limit, req.cursor)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+
+class UnsortedFetch(ReferenceEngine):
+    """fetch answers its hits in insertion order, each with its score (it never sorts)."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        self.descriptor().ensure_mode(req.mode)
+        req.validate()
+        whole = super().fetch(req.model_copy(update={"limit": 100_000, "cursor": None}))
+        with self._lock:
+            order = {entry.id: entry.seq for entry in self._entries}
+        ranked = sorted(whole.hits, key=lambda hit: order.get(hit.id, -1))
+        hits, cursor = _paged(ranked, req.limit, req.cursor)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+
+def _naive(hit: Hit) -> Hit:
+    at = hit.meta.observed_at
+    if at is None:
+        return hit
+    # What a driver that parses a stored "2025-05-06T07:08:09" builds without validating.
+    meta = hit.meta.model_copy(update={"observed_at": at.replace(tzinfo=None)})
+    return hit.model_copy(update={"meta": meta})
+
+
+class NaiveTimestamps(ReferenceEngine):
+    """Returns observation times without their zone (naive datetimes)."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        page = super().list(req)
+        return page.model_copy(update={"items": [_naive(hit) for hit in page.items]})
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        page = super().fetch(req)
+        return page.model_copy(update={"hits": [_naive(hit) for hit in page.hits]})
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        return [_naive(hit) for hit in super().get(req)]
+
+
+class MillisecondTimestamps(ReferenceEngine):
+    """Keeps observation times to the millisecond (a store column of that precision)."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        at = item.meta.observed_at
+        if at is not None:
+            cut = at.replace(microsecond=at.microsecond // 1000 * 1000)
+            item = item.model_copy(
+                update={"meta": item.meta.model_copy(update={"observed_at": cut})}
+            )
+        return super().store(item)
+
+
+class NormalisesNewlines(ReferenceEngine):
+    """Stores document texts with `\\r\\n` and `\\r` turned into `\\n`."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        text = item.body.text if isinstance(item, Document) else None
+        if isinstance(item, Document) and text is not None and "\r" in text:
+            plain = text.replace("\r\n", "\n").replace("\r", "\n")
+            item = item.model_copy(update={"body": item.body.model_copy(update={"text": plain})})
+        return super().store(item)
+
+
+class RefusesDots(ReferenceEngine):
+    """Refuses any item whose text holds a `.` (a store splitting keys on dots)."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        if "." in item.render_text():
+            raise InvalidRequest("text must not contain `.`")
+        return super().store(item)
+
+
+class RefusesLongTexts(ReferenceEngine):
+    """Refuses any item whose text is over 1,000 characters."""
+
+    limit = 1000
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        if len(item.render_text()) > self.limit:
+            raise InvalidRequest(f"text longer than {self.limit} characters")
+        return super().store(item)
+
+
 def _empty(target: ForgetTarget) -> bool:
     if isinstance(target, ForgetIds):
         return not target.ids
@@ -320,8 +768,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     StoreManyUnordered: "engine.store_many",
     ListIgnoresReach: "engine.namespaces",
     GetIgnoresReach: "engine.namespaces",
-    RepeatingCursor: "engine.cursor_progress",
-    SkippingCursor: "engine.cursor_progress",
+    RepeatingCursor: "engine.list_paging",
+    SkippingCursor: "engine.list_paging",
     ReplayNewId: "engine.replay",
     FingerprintIncludesObservedAt: "engine.replay",
     EmptyForgetDeletesEverything: "engine.empty_forget",
@@ -332,6 +780,34 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     HealthRaises: "engine.health",
     ListRaises: "engine.retention_probe",
     LeaksCredential: "engine.no_credential_in_errors",
+    ListCappedAtTen: "engine.list_paging",
+    ListCappedAtTwenty: "engine.list_paging",
+    FetchFirstTwenty: "engine.cursor_progress",
+    FetchCursorRepeatsBoundary: "engine.cursor_progress",
+    FetchCursorSkipsBoundary: "engine.cursor_progress",
+    GetFirstHundred: "engine.get",
+    GetRepeatsDuplicates: "engine.get",
+    StoreManyFirstFifty: "engine.store_many",
+    StoreManyRepeatNew: "engine.store_many",
+    ReplayWindowFifty: "engine.replay",
+    ReplayKeepsCopies: "engine.replay",
+    ExploreTopTen: "engine.explore",
+    ExploreTiesDescending: "engine.explore",
+    ExploreNeverMissing: "engine.explore",
+    ExploreMoreBucketsZero: "engine.explore",
+    ExploreHidesTruncation: "engine.explore",
+    ExploreCountsForgotten: "engine.explore",
+    ReachByStringPrefix: "engine.namespaces",
+    FolderPlainStartswith: "engine.list_filters",
+    ExactFieldsAsPrefixes: "engine.list_filters",
+    WindowBoundsFlipped: "engine.list_filters",
+    ReversedRanking: "engine.ranking",
+    UnsortedFetch: "engine.ranking",
+    NaiveTimestamps: "engine.timestamps",
+    MillisecondTimestamps: "engine.timestamps",
+    NormalisesNewlines: "engine.accepts_valid_input",
+    RefusesDots: "engine.accepts_valid_input",
+    RefusesLongTexts: "engine.accepts_valid_input",
 }
 """Each broken engine, and the id of the check its fault must fail."""
 

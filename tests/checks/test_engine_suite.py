@@ -80,14 +80,27 @@ def test_vacuity_guard_every_storage_check_fails_on_the_null_engine(chk: Any) ->
     assert failure.value.check_id == chk.id
 
 
+def settings_for(broken: type[ReferenceEngine]) -> RunSettings:
+    """FAST, with the engine's own secret when it has one."""
+    secret = getattr(broken, "secret", None)
+    return FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
+
+
 @pytest.mark.parametrize("broken", list(BROKEN_ENGINES), ids=lambda b: b.__name__)
 def test_each_broken_engine_fails_its_check(broken: type[ReferenceEngine]) -> None:
     expected = BROKEN_ENGINES[broken]
-    secret = getattr(broken, "secret", None)
-    settings = FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
-    results = run_engine_suite(broken(), settings)
+    results = run_engine_suite(broken(), settings_for(broken))
     assert results[expected].outcome == "failed", results[expected]
     assert f"conformance check `{expected}` failed" in results[expected].reason
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_ENGINES), ids=lambda b: b.__name__)
+def test_each_broken_engine_fails_its_check_run_alone(broken: type[ReferenceEngine]) -> None:
+    # On a fresh engine, with no earlier check's writes to lean on.
+    expected = BROKEN_ENGINES[broken]
+    results = run_engine_suite(broken(), settings_for(broken), only=[expected])
+    assert list(results) == [expected]
+    assert results[expected].outcome == "failed", results[expected]
 
 
 def test_every_engine_check_is_triggered_by_some_broken_engine() -> None:
@@ -97,8 +110,8 @@ def test_every_engine_check_is_triggered_by_some_broken_engine() -> None:
 def test_a_repeating_cursor_is_named_as_such() -> None:
     from tests.checks.broken_engines import RepeatingCursor
 
-    results = run_engine_suite(RepeatingCursor(), FAST, only=["engine.cursor_progress"])
-    assert "repeated; paging never ends" in results["engine.cursor_progress"].reason
+    results = run_engine_suite(RepeatingCursor(), FAST, only=["engine.list_paging"])
+    assert "repeated; paging never ends" in results["engine.list_paging"].reason
 
 
 def test_the_public_functions_run_on_their_own() -> None:

@@ -279,8 +279,10 @@ def test_xdist_runs_the_suite_and_merges_every_worker(pytester: pytest.Pytester)
     report = report_of(pytester.path / "r.json")
     ran = {c.id.partition("[")[0] for c in report.checks}
     assert ran == {c.id for c in checks_for("provider") + checks_for("engine")}
-    # fetch_filters and cursor_progress run once per declared fetch mode (3 each).
-    assert len(report.checks) == len(ran) + 4
+    # The per-mode checks (cursor_progress, ranking, fetch_filters) run once per declared
+    # fetch mode (3 each).
+    per_mode = [c for c in checks_for("engine") if c.per_mode]
+    assert len(report.checks) == len(ran) + 2 * len(per_mode)
     assert report.summary.verdict == "pass", result.stdout.str()
 
 

@@ -1,0 +1,228 @@
+"""Engine check of explore: counts per facet value past the 10 values facet calls commonly
+default to, ties cut by `limit`, items without a value, a scan cut short, and counts
+after a forget."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.engine_support import (
+    cleanup,
+    exchange,
+    fact,
+    list_all,
+    note,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_listed,
+    store_each,
+)
+from conformance.engine import (
+    Bucket,
+    ExplorePage,
+    ExploreRequest,
+    Facet,
+    ForgetIds,
+    InvalidRequest,
+    StoreItem,
+)
+
+VALUES = (
+    ("kilo", 4),
+    ("echo", 3),
+    ("juliet", 2),
+    ("alpha", 3),
+    ("mike", 1),
+    ("golf", 2),
+    ("bravo", 3),
+    ("delta", 1),
+    ("hotel", 2),
+    ("lima", 1),
+    ("charlie", 2),
+    ("india", 1),
+    ("foxtrot", 1),
+)
+"""Thirteen languages (more than the 10 values facet calls commonly stop at) with their
+counts, in store order: neither store order nor its reverse sorts ties by value."""
+
+UNSET = 3
+"""Items carrying no language (`missing`)."""
+
+ALL_VALUES = 20
+"""A limit above the number of values."""
+
+CUT = 6
+"""A limit that cuts the four values counted 2 after two of them."""
+
+SCAN = 10
+"""A scan limit well below the number of items."""
+
+LISTING_PAGE = 10
+
+FORGOTTEN = ("alpha 1", "mike 1", "unset 1")
+"""The items forgotten before counting again."""
+
+
+def explored_items(ctx: CheckContext) -> dict[str, StoreItem]:
+    """The items by label (`kilo 1`, ..., `unset 3`), interleaved so that values with
+    equal counts are not stored in value order; a mix of all three kinds."""
+    items: dict[str, StoreItem] = {}
+    rounds = max(count for _, count in VALUES)
+    for round in range(1, rounds + 1):
+        for value, count in VALUES:
+            if round <= count:
+                items[f"{value} {round}"] = _item(ctx, len(items), language=f"{ctx.marker}-{value}")
+    for n in range(1, UNSET + 1):
+        items[f"unset {n}"] = _item(ctx, len(items))
+    return items
+
+
+def _item(ctx: CheckContext, n: int, **fields: Any) -> StoreItem:
+    label = f"explored {n}"
+    if n % 5 == 1:
+        return fact(ctx, label, **fields)
+    if n % 7 == 3:
+        return exchange(ctx, label, **fields)
+    return note(ctx, label, **fields)
+
+
+def expected(
+    counts: Mapping[str, int], limit: int, missing: int, facet: Facet = Facet.LANGUAGE
+) -> ExplorePage:
+    """The exact page: largest count first, ties by value ascending, cut to `limit`."""
+    ordered = sorted(counts.items(), key=lambda entry: (-entry[1], entry[0]))
+    return ExplorePage(
+        facet=facet,
+        buckets=[Bucket(value=value, count=count) for value, count in ordered[:limit]],
+        total=sum(counts.values()) + missing,
+        missing=missing,
+        more_buckets=max(0, len(ordered) - limit),
+        truncated=False,
+    )
+
+
+def rendered(ctx: CheckContext, page: ExplorePage) -> str:
+    """`page` on one line, values without the run's marker."""
+    buckets = ", ".join(f"{b.value.removeprefix(f'{ctx.marker}-')} {b.count}" for b in page.buckets)
+    return (
+        f"{len(page.buckets)} buckets [{buckets}], total {page.total}, missing {page.missing}, "
+        f"more_buckets {page.more_buckets}, truncated {page.truncated}"
+    )
+
+
+def _require_page(ctx: CheckContext, call: str, got: ExplorePage, want: ExplorePage) -> None:
+    ctx.require(got == want, call, rendered(ctx, want), rendered(ctx, got))
+
+
+def _require_consistent_scan(
+    ctx: CheckContext, call: str, got: ExplorePage, exact: ExplorePage, items: int
+) -> None:
+    """A scan cut at `SCAN` items is either exact (an engine counting server-side may
+    ignore `scan_limit`) or truncated and consistent with what it scanned."""
+    if not got.truncated:
+        _require_page(ctx, f"{call}, not truncated", got, exact)
+        return
+    held = {b.value: b.count for b in exact.buckets}
+    counts = [b.count for b in got.buckets]
+    order = [(-b.count, b.value) for b in got.buckets]
+    faults = [
+        (got.facet is Facet.LANGUAGE, "the facet echoed"),
+        (SCAN <= got.total < items, f"total between scan_limit {SCAN} and {items - 1}"),
+        (got.missing <= exact.missing, f"missing at most {exact.missing}"),
+        (len(got.buckets) <= ALL_VALUES, f"at most {ALL_VALUES} buckets"),
+        (order == sorted(order), "buckets largest first, ties by value ascending"),
+        (
+            all(b.value in held and b.count <= held[b.value] for b in got.buckets),
+            "every bucket a stored value, counting at most what is stored",
+        ),
+        (
+            sum(counts) + got.missing <= got.total
+            and (got.more_buckets > 0 or sum(counts) + got.missing == got.total),
+            "bucket counts and missing adding up to total (one language per item)",
+        ),
+    ]
+    for holds, what in faults:
+        ctx.require(holds, f"{call}, truncated", what, rendered(ctx, got))
+
+
+@check(
+    "engine.explore",
+    title="Explore counts every value, orders and cuts buckets exactly, and says what it left out",
+    clause="contract-reference B6 (ExploreRequest, ExplorePage), B7 (Facet, narrow, "
+    "explore_by_listing, explore_page_of), B10 §4",
+    storage=True,
+)
+def assert_explore(engine: Any, ctx: CheckContext) -> None:
+    """Over 29 items, 26 carrying one of 13 languages and 3 none: explore by language
+    answers all 13 buckets, largest first and ties by value ascending, with `total` 29
+    and `missing` 3; a `limit` of 6 cuts inside a tie, keeping the lesser values, with
+    `more_buckets` 7; a `scan_limit` of 10 answers either the exact counts untruncated or
+    a consistent truncated count of at least 10 items; after forgetting three items the
+    counts drop by them. Explore by kind counts each kind, and each bucket narrowed
+    into the filter lists its count; by workspace, one bucket. A limit of 0 is
+    `InvalidRequest`."""
+    cleanup(engine, ctx)
+    items = explored_items(ctx)
+    stored = store_each(engine, ctx, items)
+    scope = run_filter(ctx)
+    require_listed(engine, ctx, scope, stored, f"the {len(stored)} explored items", LISTING_PAGE)
+    counts = {f"{ctx.marker}-{value}": count for value, count in VALUES}
+
+    def explore(facet: Facet, limit: int, **fields: Any) -> tuple[str, ExplorePage]:
+        req = ExploreRequest(facet=facet, filter=scope, limit=limit, **fields)
+        extra = "".join(f", {key} {value}" for key, value in fields.items())
+        return f"explore({facet.value}, run filter, limit {limit}{extra})", engine.explore(req)
+
+    exact = expected(counts, ALL_VALUES, UNSET)
+    _require_page(ctx, *explore(Facet.LANGUAGE, ALL_VALUES), exact)
+    _require_page(ctx, *explore(Facet.LANGUAGE, CUT), expected(counts, CUT, UNSET))
+    call, page = explore(Facet.LANGUAGE, ALL_VALUES, scan_limit=SCAN)
+    _require_consistent_scan(ctx, call, page, exact, len(stored))
+
+    kinds = Counter(item.kind.value for item in items.values())
+    call, page = explore(Facet.KIND, 10)
+    _require_page(ctx, call, page, expected(kinds, 10, 0, Facet.KIND))
+    for bucket in page.buckets:
+        narrowed = run_filter(ctx)
+        Facet.KIND.narrow(narrowed, bucket.value)
+        listed = list_all(engine, ctx, narrowed, LISTING_PAGE)
+        ctx.require(
+            len(listed) == bucket.count,
+            f"list(kinds=[{bucket.value}] + run filter)",
+            f"{bucket.count} items (the bucket's count)",
+            f"{len(listed)} items",
+        )
+    call, page = explore(Facet.WORKSPACE, 10)
+    _require_page(ctx, call, page, expected({ctx.root: len(stored)}, 10, 0, Facet.WORKSPACE))
+
+    by_label = {label: item_id for item_id, label in ctx.labels.items()}
+    doomed = [by_label[label] for label in FORGOTTEN]
+    with ctx.precondition("engine.forget_by_id", "forgetting three explored items"):
+        report = engine.forget(ForgetIds(ids=doomed))
+        ctx.require(
+            report.forgotten == len(doomed),
+            f"forget({ctx.named(doomed)})",
+            f"forgotten {len(doomed)}",
+            report,
+        )
+    counts[f"{ctx.marker}-alpha"] -= 1
+    del counts[f"{ctx.marker}-mike"]
+    call, page = explore(Facet.LANGUAGE, ALL_VALUES)
+    _require_page(
+        ctx,
+        f"{call} after forgetting {', '.join(FORGOTTEN)}",
+        page,
+        expected(counts, ALL_VALUES, UNSET - 1),
+    )
+
+    ctx.refused(
+        "explore(kind, limit 0)",
+        lambda: engine.explore(ExploreRequest(facet=Facet.KIND, filter=scope, limit=0)),
+        InvalidRequest,
+        "InvalidRequest (explore limit must be between 1 and 500)",
+    )

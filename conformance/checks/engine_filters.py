@@ -1,0 +1,264 @@
+"""Engine checks of filters: every field of `MetaFilter` selects exactly its items, and
+excludes the decoy beside them (a value sharing a string prefix, a path sharing a
+prefix but not its `/` boundary, a time one microsecond outside a bound), when listing
+and in every declared fetch mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from conformance.checks.catalogue import check
+from conformance.checks.context import CheckContext
+from conformance.checks.engine_support import (
+    FETCH_OWNER,
+    cleanup,
+    exchange,
+    fact,
+    fetch_all,
+    ids,
+    list_all,
+    note,
+    probe_workspace,
+    require_a_mode,
+    run_filter,
+)
+from conformance.checks.engine_writes import (
+    require_held,
+    require_listed,
+    store_each,
+)
+from conformance.engine import (
+    ItemKind,
+    MetaFilter,
+    SourceKind,
+    SourceRef,
+    StoreItem,
+    ToolCallRef,
+    TurnRange,
+)
+
+PROBE_PAGE = 10
+"""Page size for listing every probe (a precondition)."""
+
+FETCH_LIMIT = 100
+"""Larger than the number of probes, so a conforming fetch answers in one page."""
+
+TICK = timedelta(microseconds=1)
+
+AFTER = datetime(2024, 2, 29, 23, 59, 59, 500_000, tzinfo=UTC)
+"""The window's inclusive lower bound."""
+
+BEFORE = AFTER + timedelta(days=1)
+"""The window's exclusive upper bound."""
+
+
+@dataclass(frozen=True)
+class FilterCase:
+    """A filter, and the labels of the probes it must select (every other probe is out)."""
+
+    label: str
+    filter: MetaFilter
+    want: frozenset[str]
+
+
+def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
+    """The probes, by label, in the probe workspace: each filter field's item and its
+    decoys (B10 §7, sharpened). Only the window probes carry an observation time."""
+    m, workspace = ctx.marker, probe_workspace(ctx)
+
+    def doc(label: str, **fields: Any) -> StoreItem:
+        return note(ctx, label, workspace=workspace, **fields)
+
+    def chat(label: str, **fields: Any) -> StoreItem:
+        return exchange(ctx, label, workspace=workspace, **fields)
+
+    window = {
+        "at after-1µs": AFTER - TICK,
+        "at after": AFTER,
+        "at after+1µs": AFTER + TICK,
+        "at before-1µs": BEFORE - TICK,
+        "at before": BEFORE,
+        "at before+1µs": BEFORE + TICK,
+    }
+    return {
+        "folder /src/app": doc("folder sub", folder=f"/{m}/src/app"),
+        "folder /src": doc("folder same", folder=f"/{m}/src"),
+        "folder /srcx": doc("folder sibling", folder=f"/{m}/srcx"),
+        "folder parent": doc("folder parent", folder=f"/{m}"),
+        "file /docs/guide.md": doc("file under", file_path=f"/{m}/docs/guide.md"),
+        "file /docs.md": doc("file sibling", file_path=f"/{m}/docs.md"),
+        "file /docsx/guide.md": doc("file beside", file_path=f"/{m}/docsx/guide.md"),
+        "language": doc("language", language=f"{m}-lang"),
+        "language decoy": doc("language decoy", language=f"{m}-lang-x"),
+        "repo": doc("repo", repo=f"owner/{m}"),
+        "repo decoy": doc("repo decoy", repo=f"owner/{m}-fork"),
+        "commit": doc("commit", commit=f"{m}c0ffee"),
+        "commit decoy": doc("commit decoy", commit=f"{m}c0ffee1"),
+        "url": doc("url", url=f"https://{m}.test/a"),
+        "url decoy": doc("url decoy", url=f"https://{m}.test/a/b"),
+        "thread": chat("thread", thread_id=f"{m}-t1"),
+        "thread decoy": chat("thread decoy", thread_id=f"{m}-t10"),
+        "turns": chat("turns", turns=TurnRange(first=4, last=5)),
+        "turns decoy": chat("turns decoy", turns=TurnRange(first=4, last=6)),
+        "agent": doc("agent", agent_id=f"{m}-agent"),
+        "agent decoy": doc("agent decoy", agent_id=f"{m}-agent-2"),
+        "tool": doc("tool", tool_call=ToolCallRef(name=f"{m}_tool")),
+        "tool decoy": doc("tool decoy", tool_call=ToolCallRef(name=f"{m}_tool2", id=f"{m}_tool")),
+        "source id": doc("source id", source=SourceRef(kind=SourceKind.FILE, id=f"{m}-src")),
+        "source id decoy": doc(
+            "source id decoy", source=SourceRef(kind=SourceKind.FILE, id=f"{m}-src2")
+        ),
+        "source import": doc("import", source=SourceRef(kind=SourceKind.IMPORT)),
+        "source folder": doc("folder source", source=SourceRef(kind=SourceKind.FOLDER)),
+        "tag 1": doc("tag one", tags=[f"{m}-t1"]),
+        "tag 3": doc("tag three", tags=[f"{m}-t3"]),
+        "tags x,2": doc("tag two", tags=[f"{m}-x", f"{m}-t2"]),
+        "tag decoy": doc("tag decoy", tags=[f"{m}-t1x", f"{m}-t"]),
+        "learning": fact(ctx, "kinds learning", 0.5, workspace=workspace),
+        # Labels name the bound in messages; the texts stay ASCII.
+        **{
+            label: doc(f"window {i}", observed_at=at)
+            for i, (label, at) in enumerate(window.items())
+        },
+    }
+
+
+def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[FilterCase]:
+    """Each filter with the probes it must select, all inside the probe workspace."""
+    m, workspace = ctx.marker, probe_workspace(ctx)
+
+    def case(label: str, *want: str, **fields: Any) -> FilterCase:
+        return FilterCase(label, run_filter(ctx, workspace, **fields), frozenset(want))
+
+    unlearned = [label for label, item in probes.items() if item.kind is not ItemKind.LEARNING]
+    return [
+        case("folder /src", "folder /src/app", "folder /src", folder=f"/{m}/src"),
+        case("folder /src/", "folder /src/app", "folder /src", folder=f"/{m}/src/"),
+        case("file_path /docs", "file /docs/guide.md", file_path=f"/{m}/docs"),
+        case("language", "language", language=f"{m}-lang"),
+        case("repo", "repo", repo=f"owner/{m}"),
+        case("commit", "commit", commit=f"{m}c0ffee"),
+        case("url", "url", url=f"https://{m}.test/a"),
+        case("thread_id", "thread", thread_id=f"{m}-t1"),
+        case("turns", "turns", turns=TurnRange(first=4, last=5)),
+        case("agent_id", "agent", agent_id=f"{m}-agent"),
+        case("tool_call", "tool", tool_call=f"{m}_tool"),
+        case("source_id", "source id", source_id=f"{m}-src"),
+        case("sources [import]", "source import", sources=[SourceKind.IMPORT]),
+        case(
+            "sources [folder, import]",
+            "source import",
+            "source folder",
+            sources=[SourceKind.FOLDER, SourceKind.IMPORT],
+        ),
+        case(
+            "tags_any [t1, t2, t3]",
+            "tag 1",
+            "tags x,2",
+            "tag 3",
+            tags_any=[f"{m}-t1", f"{m}-t2", f"{m}-t3"],
+        ),
+        case("kinds [learning]", "learning", kinds=[ItemKind.LEARNING]),
+        case(
+            "kinds [document, conversation]",
+            *unlearned,
+            kinds=[ItemKind.DOCUMENT, ItemKind.CONVERSATION],
+        ),
+        case(
+            "window [after, before)",
+            "at after",
+            "at after+1µs",
+            "at before-1µs",
+            observed_after=AFTER,
+            observed_before=BEFORE,
+        ),
+        case(
+            "observed_after",
+            "at after",
+            "at after+1µs",
+            "at before-1µs",
+            "at before",
+            "at before+1µs",
+            observed_after=AFTER,
+        ),
+        case(
+            "observed_before",
+            "at after-1µs",
+            "at after",
+            "at after+1µs",
+            "at before-1µs",
+            observed_before=BEFORE,
+        ),
+    ]
+
+
+def _store_probes(engine: Any, ctx: CheckContext) -> tuple[dict[str, StoreItem], list[FilterCase]]:
+    """Store the probes; the items by id, and the filter cases over them."""
+    cleanup(engine, ctx, probe_workspace(ctx))
+    probes = probe_items(ctx)
+    return store_each(engine, ctx, probes), filter_cases(ctx, probes)
+
+
+def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -> list[str]:
+    return [item_id for item_id in stored if ctx.labels[item_id] in case.want]
+
+
+@check(
+    "engine.list_filters",
+    title="Every filter field lists exactly its items, and none of their decoys",
+    clause="contract-reference B5 (MetaFilter.matches: exact fields, path prefixes on a `/` "
+    "boundary, tags_any, kinds, sources, the window after <= at < before), B8 (list), B10 §7",
+    storage=True,
+)
+def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
+    """Listing with each filter field selects exactly its probes among 38: folder and
+    file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
+    `/a/bc`; a trailing `/` changes nothing), exact fields not admitting a value they are
+    a prefix of, several tags, kinds and sources, and the observation window inclusive
+    at `observed_after`, exclusive at `observed_before`, to the microsecond."""
+    stored, cases = _store_probes(engine, ctx)
+    probes = MetaFilter(workspace=probe_workspace(ctx))
+    require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    for case in cases:
+        got = ids(list_all(engine, ctx, case.filter))
+        want = _wanted(ctx, stored, case)
+        ctx.require_ids(f"list({case.label} filter)", got, want, "exactly the probes it admits")
+
+
+@check(
+    "engine.fetch_filters",
+    per_mode=True,
+    title="Every filter field fetches exactly its items, and none of their decoys, in every "
+    "declared mode",
+    clause="contract-reference B5 (MetaFilter.matches), B6 (FetchRequest), B8 (fetch), B10 §7",
+    storage=True,
+)
+def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
+    """The probes of `engine.list_filters` (every text holding the marker), fetched with
+    the marker in every declared mode: the probe workspace alone answers every probe,
+    and each filter exactly its probes."""
+    declared = require_a_mode(engine, ctx)
+    stored, cases = _store_probes(engine, ctx)
+    everything = MetaFilter(workspace=probe_workspace(ctx))
+    for mode in declared:
+        got = ids(fetch_all(engine, ctx, ctx.marker, mode, everything, FETCH_LIMIT))
+        call = f"fetch(marker, {mode.value}, probe workspace)"
+        strays = [item_id for item_id in got if item_id not in stored]
+        ctx.require(not strays, call, "only probes", f"{len(strays)} more: {ctx.named(strays)}")
+        # Probes the engine holds but does not fetch over the whole workspace are a
+        # fetch that stops short: `engine.cursor_progress` reports it.
+        missing = [item_id for item_id in stored if item_id not in got]
+        if missing:
+            require_held(engine, ctx, stored, missing)
+        with ctx.precondition(FETCH_OWNER, f"fetching all {len(stored)} probes"):
+            ctx.require_ids(call, got, list(stored), "every probe (each holds the query), once")
+        for case in cases:
+            got = ids(fetch_all(engine, ctx, ctx.marker, mode, case.filter, FETCH_LIMIT))
+            ctx.require_ids(
+                f"fetch(marker, {mode.value}, {case.label} filter)",
+                got,
+                _wanted(ctx, stored, case),
+                "exactly the probes it admits (each holds the query), each once",
+            )
