@@ -221,14 +221,22 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     try:
         first = launcher.start()
     except ProtocolError as exc:
-        raise DriverError(f"driver `exec:{shlex.join(argv)}`: {exc}") from None
+        raise DriverError(str(exc)) from None
     shake = first.handshake
     # The probe process serves the first object made; until then this connection holds
-    # it, so it is shut down at exit even if no object ever takes it.
-    spare = [Connection(launcher, first)]
+    # it, so it is shut down at the end even if no object ever takes it.
+    made = [Connection(launcher, first)]
+    spare = list(made)
 
     def connection() -> Connection:
-        return spare.pop() if spare else Connection(launcher)
+        if spare:
+            return spare.pop()
+        made.append(Connection(launcher))
+        return made[-1]
+
+    def release() -> None:
+        for each in made:
+            each.close()
 
     engine: Callable[[], RemoteEngine] | None = None
     if "engine" in shake.profiles:
@@ -257,4 +265,5 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
         version=shake.driver_version,
         description=f"exec: {shlex.join(argv)}",
         options=opts,
+        release=release,
     )

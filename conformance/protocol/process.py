@@ -100,9 +100,10 @@ class DriverProcess:
         except (BrokenPipeError, ValueError, OSError):
             raise self.gone("while the kit wrote to it") from None
 
-    def read_line(self, timeout: float | None = None) -> bytes:
+    def read_line(self, timeout: float | None = None, awaited: str = "") -> bytes:
         """The next line of stdout; `timeout` bounds the wait for a first byte (used only
-        while nothing is buffered: the handshake). EOF is a `ProtocolError`."""
+        while nothing is buffered: the handshake). EOF is a `ProtocolError` naming what
+        was `awaited`."""
         if timeout is not None:
             ready, _, _ = select.select([self._stdout], [], [], timeout)
             if not ready:
@@ -115,7 +116,7 @@ class DriverProcess:
         except (OSError, ValueError):
             line = b""
         if not line:
-            raise self.gone("before answering")
+            raise self.gone(f"before answering {awaited}" if awaited else "before answering")
         return line
 
     def exit_status(self, wait: float = 2.0) -> int | None:

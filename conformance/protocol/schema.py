@@ -69,7 +69,12 @@ def protocol_schema() -> dict[str, Any]:
         }
         results[op.name] = schema_of[f"{op.name}/result"]
     definitions: dict[str, Any] = dict(defs.get("$defs", {}))
-    definitions.update({name: schema_of[name] for name in _MESSAGES})
+    for name in _MESSAGES:
+        if schema_of[name] != {"$ref": f"#/$defs/{name}"}:
+            definitions[name] = schema_of[name]
+        # `type` has a default in Python, but every message on the wire carries it.
+        message = definitions[name]
+        message["required"] = ["type", *(k for k in message.get("required", []) if k != "type")]
     definitions["calls"] = calls
     definitions["results"] = results
     definitions["KitMessage"] = {

@@ -36,15 +36,12 @@ def validation_summary(error: ValidationError, limit: int = 3) -> str:
     return "; ".join(problems) + (f" (and {more} more)" if more > 0 else "")
 
 
-class Fatal(ProtocolError):
-    """A fault after which the stream cannot be trusted: the process must be replaced."""
-
-
 class Session:
     """A started driver process that has answered the hello.
 
     `call` sends one request and reads its answer; requests never overlap, so any answer
-    but the one awaited is a fault.
+    but the one awaited is a fault. Every `ProtocolError` it raises leaves the stream out
+    of step: the caller must stop the process.
     """
 
     def __init__(self, argv: Sequence[str], hello: Hello, secrets: Sequence[str] = ()) -> None:
@@ -60,7 +57,7 @@ class Session:
 
     def _shake(self, hello: Hello) -> Handshake:
         self.process.send(encode(hello.model_dump(mode="json")))
-        reply = self._message(self.process.read_line(HANDSHAKE_TIMEOUT), "the hello")
+        reply = self._message(self.process.read_line(HANDSHAKE_TIMEOUT, "the hello"), "the hello")
         if reply.get("type") == "error" and isinstance(reply.get("error"), dict):
             body = reply["error"]
             raise HandshakeRefused(
@@ -70,7 +67,7 @@ class Session:
         try:
             shake = Handshake.model_validate(reply)
         except ValidationError as exc:
-            raise Fatal(
+            raise ProtocolError(
                 f"the driver process {self.process.command} answered the hello with "
                 f"{show(reply)}, which is not a handshake ({validation_summary(exc)})"
             ) from None
@@ -94,17 +91,17 @@ class Session:
             )
 
     def _message(self, line: bytes, awaited: str) -> dict[str, Any]:
-        """One decoded line that is a JSON object, or a `Fatal` naming what is wrong."""
+        """One decoded line that is a JSON object, or a `ProtocolError` naming what is wrong."""
         try:
             data = decode(line)
         except ValueError as exc:
-            raise Fatal(
+            raise ProtocolError(
                 f"the driver process {self.process.command} wrote a line that is not JSON "
                 f"while the kit awaited the answer to {awaited}: {show(line)} ({exc}); "
                 f"{self.process.stderr_tail()}"
             ) from None
         if not isinstance(data, dict):
-            raise Fatal(
+            raise ProtocolError(
                 f"the driver process {self.process.command} wrote {show(data)} while the kit "
                 f"awaited the answer to {awaited}; every protocol message is a JSON object"
             )
@@ -116,7 +113,7 @@ class Session:
         self._next_id += 1
         awaited = f"{op.name} (request {request_id})"
         self.process.send(encode({"type": "call", "id": request_id, "op": op.name, "args": args}))
-        reply = self._message(self.process.read_line(), awaited)
+        reply = self._message(self.process.read_line(awaited=awaited), awaited)
         # The well-formed answer costs two lookups; anything else is examined in full.
         if reply.get("id") == request_id:
             kind = reply.get("type")
@@ -132,20 +129,24 @@ class Session:
                     return False, error_from_wire(op.target, body["name"], body["message"])
         raise self._misfit(reply, request_id, awaited)
 
-    def _misfit(self, reply: dict[str, Any], request_id: int, awaited: str) -> Fatal:
+    def _misfit(self, reply: dict[str, Any], request_id: int, awaited: str) -> ProtocolError:
         answered = reply.get("id")
         if isinstance(answered, int) and answered != request_id:
-            return Fatal(
+            return ProtocolError(
                 f"the driver process {self.process.command} answered request {answered}, but "
                 f"the kit awaited the answer to {awaited} and no other request was open: "
                 f"{show(reply)}"
             )
-        try:
-            _DRIVER_MESSAGE.validate_python(reply)
-            problem = f"a {reply.get('type')} is not an answer to a call"
-        except ValidationError as exc:
-            problem = validation_summary(exc)
-        return Fatal(
+        kind = reply.get("type")
+        if kind not in ("result", "error", "handshake"):
+            problem = f"its `type` is {show(kind)}, not `result` or `error`"
+        else:
+            try:
+                _DRIVER_MESSAGE.validate_python(reply)
+                problem = f"a {kind} is not an answer to a call"
+            except ValidationError as exc:
+                problem = validation_summary(exc)
+        return ProtocolError(
             f"the driver process {self.process.command} answered {awaited} with "
             f"{show(reply)}, which is not a protocol response ({problem})"
         )
