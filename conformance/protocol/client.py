@@ -106,16 +106,18 @@ class Connection:
         session = self._current()
         session.busy = True
         try:
-            ok, value = session.call(op, payload)
+            answer = session.call(op, payload)
         except BaseException:
             # A fault, or the time limit interrupting the wait: the stream is out of step.
             self._retire(session)
             raise
         session.busy = False
-        if not ok:
-            raise value
+        if answer.kind == "value":
+            return answer.value
+        if answer.kind == "error":
+            raise answer.value
         try:
-            return op.decode_result(value)
+            return op.decode_result(answer.value)
         except ValidationError as exc:
             raise ProtocolError(
                 f"the driver answered {op.name} with a result that is not "
@@ -213,7 +215,8 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     """The driver served by `command` over the protocol (docs/protocol.md).
 
     The process is started once here, to learn from its handshake what it offers; that
-    process serves the first object made, and each further object starts its own.
+    process serves the first object made, and each further object starts its own when it
+    is made. `Driver.release` shuts them all down.
     """
     argv = parse_command(command)
     opts = dict(options or {})
@@ -231,7 +234,9 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     def connection() -> Connection:
         if spare:
             return spare.pop()
-        made.append(Connection(launcher))
+        # Started now, not at the first call: a check's time is its own, and a driver that
+        # cannot start fails before any check runs.
+        made.append(Connection(launcher, launcher.start()))
         return made[-1]
 
     def release() -> None:

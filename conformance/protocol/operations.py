@@ -11,9 +11,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Generic, Literal, TypeVar, cast
 
-from pydantic import JsonValue, TypeAdapter
+from pydantic import BaseModel, JsonValue, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from conformance.engine import (
     EngineHealth,
@@ -51,6 +52,8 @@ from conformance.provider.documents import (
     StoredMemoryDocument,
 )
 
+R = TypeVar("R")
+
 Target = Literal["engine", "provider", "documents"]
 """What an operation is called on: an engine, a provider, or its documents family."""
 
@@ -73,6 +76,8 @@ class Operation:
     result: TypeAdapter[Any]
     result_name: str
     """The result's type as the contract names it, for messages."""
+    reply: TypeAdapter[Any]
+    """A whole `result` message of this operation, read from JSON in one pass."""
     signature: inspect.Signature = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -90,12 +95,7 @@ class Operation:
         if kwargs or len(args) != len(self.params):
             bound = self.signature.bind(*args, **kwargs)
             args = tuple(bound.arguments[p.name] for p in self.params)
-        # `warnings=False`: a value of a looser type (a plain string for a category, say)
-        # is sent as it is, for the driver to judge, as it would be in process.
-        return {
-            p.name: p.adapter.dump_python(value, mode="json", warnings=False)
-            for p, value in zip(self.params, args, strict=True)
-        }
+        return {p.name: _dump(p.adapter, value) for p, value in zip(self.params, args, strict=True)}
 
     def decode_args(self, data: Mapping[str, Any]) -> list[Any]:
         """Positional arguments for the driver's method, from the call's `args`."""
@@ -106,11 +106,43 @@ class Operation:
 
     def encode_result(self, value: Any) -> Any:
         """The driver's return value as contract JSON data."""
-        return self.result.dump_python(value, mode="json", warnings=False)
+        return _dump(self.result, value)
+
+    def read_reply(self, line: bytes, request_id: int) -> tuple[bool, Any]:
+        """`(True, result)` when `line` is this operation's well-formed `result` for
+        `request_id` (validated from JSON in one pass); `(False, None)` otherwise, for the
+        caller to examine in full."""
+        try:
+            reply = self.reply.validate_json(line)
+        except ValueError:
+            return False, None
+        return reply.id == request_id, reply.result
 
     def decode_result(self, data: Any) -> Any:
         """The return value from contract JSON data; a `ValidationError` if it is not one."""
         return self.result.validate_python(data)
+
+
+class _Reply(BaseModel, Generic[R]):
+    """A `result` message whose result has the type `R`."""
+
+    type: Literal["result"]
+    id: int
+    result: R
+
+
+def _dump(adapter: TypeAdapter[Any], value: Any) -> Any:
+    """`value` as JSON data of the adapter's type. A value of a looser type (a plain string
+    for a taint, say) is read as the type first, or else sent as it is, for the other side
+    to judge, as a driver in process would receive it."""
+    try:
+        return adapter.dump_python(value, mode="json", warnings=False)
+    except PydanticSerializationError:
+        pass
+    try:
+        return adapter.dump_python(adapter.validate_python(value), mode="json")
+    except (ValidationError, PydanticSerializationError):
+        return to_jsonable_python(value, fallback=repr)
 
 
 def _adapter(tp: Any) -> TypeAdapter[Any]:
@@ -118,12 +150,14 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
 
 
 def _op(on: Target, method: str, result: Any, name: str, /, **params: Any) -> Operation:
+    reply = cast(Any, _Reply)[result]
     return Operation(
         target=on,
         method=method,
         params=tuple(Param(key, _adapter(tp)) for key, tp in params.items()),
         result=_adapter(result),
         result_name=name,
+        reply=_adapter(reply),
     )
 
 

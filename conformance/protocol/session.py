@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -34,6 +34,14 @@ def validation_summary(error: ValidationError, limit: int = 3) -> str:
     ]
     more = error.error_count() - len(problems)
     return "; ".join(problems) + (f" (and {more} more)" if more > 0 else "")
+
+
+class Answer(NamedTuple):
+    """What a call came back with: a decoded `value`, result `data` still to be decoded
+    (it did not read as the operation's result type), or the contract `error`."""
+
+    kind: Literal["value", "data", "error"]
+    value: Any
 
 
 class Session:
@@ -107,18 +115,22 @@ class Session:
             )
         return data
 
-    def call(self, op: Operation, args: dict[str, Any]) -> tuple[bool, Any]:
-        """Send `op` with `args`; `(True, result data)` or `(False, the contract error)`."""
+    def call(self, op: Operation, args: dict[str, Any]) -> Answer:
+        """Send `op` with `args` and read the answer."""
         request_id = self._next_id
         self._next_id += 1
         awaited = f"{op.name} (request {request_id})"
         self.process.send(encode({"type": "call", "id": request_id, "op": op.name, "args": args}))
-        reply = self._message(self.process.read_line(awaited=awaited), awaited)
-        # The well-formed answer costs two lookups; anything else is examined in full.
+        line = self.process.read_line(awaited=awaited)
+        # A well-formed result is read in one pass; anything else is examined in full.
+        done, value = op.read_reply(line, request_id)
+        if done:
+            return Answer("value", value)
+        reply = self._message(line, awaited)
         if reply.get("id") == request_id:
             kind = reply.get("type")
             if kind == "result":
-                return True, reply.get("result")
+                return Answer("data", reply.get("result"))
             if kind == "error":
                 body = reply.get("error")
                 if (
@@ -126,7 +138,8 @@ class Session:
                     and isinstance(body.get("name"), str)
                     and isinstance(body.get("message"), str)
                 ):
-                    return False, error_from_wire(op.target, body["name"], body["message"])
+                    error = error_from_wire(op.target, body["name"], body["message"])
+                    return Answer("error", error)
         raise self._misfit(reply, request_id, awaited)
 
     def _misfit(self, reply: dict[str, Any], request_id: int, awaited: str) -> ProtocolError:

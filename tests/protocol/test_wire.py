@@ -34,6 +34,7 @@ from conformance.protocol.errors import (
 )
 from conformance.protocol.operations import BY_NAME, OPERATIONS
 from conformance.protocol.schema import render
+from conformance.provider import MemoryCategory, MemoryTaint
 from conformance.provider import errors as provider_errors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,3 +163,18 @@ def test_the_schema_describes_every_operation() -> None:
         "profiles",
     ]
     assert defs["Hello"]["required"] == ["type", "contract_version", "kit"]
+
+
+def test_values_of_a_looser_type_are_read_as_the_parameter_type() -> None:
+    # A driver in process would take the plain string; over the wire it is the same value.
+    assert across("provider.store", "global", "k", "c", "core", None, "internal") == [
+        "global",
+        "k",
+        "c",
+        MemoryCategory.CORE,
+        None,
+        MemoryTaint.INTERNAL,
+    ]
+    assert across("provider.store", "global", "k", "c", "core", None, "garbage")[-1] == (
+        MemoryTaint.EXTERNAL_SYNC
+    )
