@@ -178,3 +178,10 @@ def test_values_of_a_looser_type_are_read_as_the_parameter_type() -> None:
     assert across("provider.store", "global", "k", "c", "core", None, "garbage")[-1] == (
         MemoryTaint.EXTERNAL_SYNC
     )
+
+
+def test_the_protocol_document_lists_every_operation() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    for op in OPERATIONS:
+        params = ", ".join(f"`{p.name}`" for p in op.params) or "—"
+        assert f"| `{op.name}` | {params} | {op.result_name} |" in text, op.name
