@@ -14,14 +14,11 @@ in process, over `exec:` to the Python server, and over `exec:` to the Node.js e
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_suite import run_report  # noqa: E402
 from conformance.engine import (  # noqa: E402
     FetchMode,
     FetchRequest,
@@ -133,31 +131,7 @@ def per_call_table() -> None:
 
 def suite(driver: str) -> tuple[float, float, int, str]:
     """Check time (summed durations), wall time, driver calls and verdict of one run."""
-    with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "r.json"
-        started = time.perf_counter()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--ignore-glob=*",
-                f"--driver={driver}",
-                f"--conformance-report={report}",
-            ],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        wall = time.perf_counter() - started
-        if done.returncode != 0:
-            raise SystemExit(f"run of {driver} failed:\n{done.stdout}\n{done.stderr}")
-        data = json.loads(report.read_text())
+    wall, data = run_report(driver)
     checks = sum(c["duration"] for c in data["checks"])
     calls = sum(c["calls"] for c in data["checks"])
     return checks, wall, calls, data["summary"]["verdict"]

@@ -6,8 +6,8 @@ It serves the reference driver over the protocol, except that it misbehaves the 
 time the kit calls `OP` (every time when no `ONCE_FILE` is given; with one, only in the
 first process to reach `OP`, which then creates the file). FAULT is one of: `hang`, `exit`
 (after writing its options to stderr), `garbage`, `wrong-id`, `wrong-shape`, `bad-result`,
-`old-contract`, `new-protocol`, `mute` (never answers the hello), `refuse` (refuses the
-hello).
+`unavailable` (answers the contract's transient `Unavailable`), `old-contract`,
+`new-protocol`, `mute` (never answers the hello), `refuse` (refuses the hello).
 """
 
 from __future__ import annotations
@@ -71,6 +71,9 @@ def misbehave(fault: str, message: dict[str, Any], hello: dict[str, Any], send: 
         send({"type": "result", "id": message["id"] + 7, "result": None})
     if fault == "wrong-shape":
         send({"id": message["id"], "value": 1})
+    if fault == "unavailable":
+        error = {"name": "Unavailable", "message": "warming up"}
+        send({"type": "error", "id": message["id"], "error": error})
     if fault == "bad-result":
         send({"type": "result", "id": message["id"], "result": {"buckets": "many"}})
 

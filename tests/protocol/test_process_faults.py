@@ -108,6 +108,14 @@ def test_a_result_of_the_wrong_shape_names_the_type_and_fields(pytester: pytest.
     assert "buckets: Input should be a valid list" in reason
 
 
+def test_unavailable_is_retried_as_in_process(pytester: pytest.Pytester) -> None:
+    _, report = run_engine(
+        pytester, fault_spec("unavailable", "engine.explore", pytester.path / "x")
+    )
+    assert all(c["outcome"] == "passed" for c in report["checks"])
+    assert sum(c["retries"] for c in report["checks"]) == 1
+
+
 def test_a_fault_on_every_call_fails_only_the_checks_that_call_it(
     pytester: pytest.Pytester,
 ) -> None:

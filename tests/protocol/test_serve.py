@@ -84,6 +84,21 @@ def test_the_section_api_works_over_the_protocol() -> None:
         driver.release()
 
 
+def test_an_async_driver_is_served_through_its_sync_face() -> None:
+    argv = [*SERVE[:-1], "tests.fuzz.helpers:AsyncReferenceEngine"]
+    driver = exec_driver(argv)
+    try:
+        engine = driver.make_engine()
+        receipt = engine.store(learning("prefers tabs", LearningKind.PREFERENCE, 0.8))
+        assert engine.store(learning("prefers tabs", LearningKind.PREFERENCE, 0.8)) == (
+            receipt.model_copy(update={"replayed": True})
+        )
+        assert driver.profiles == {"engine"}
+    finally:
+        assert driver.release is not None
+        driver.release()
+
+
 def test_contract_errors_come_back_as_the_profiles_classes() -> None:
     driver = exec_driver(SERVE)
     try:
