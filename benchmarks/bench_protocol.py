@@ -14,6 +14,7 @@ in process, over `exec:` to the Python server, and over `exec:` to the Node.js e
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import statistics
@@ -82,6 +83,23 @@ def pipe_floor() -> float:
         proc.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_call(engine: Any, calls: int = 3000) -> tuple[float, float]:
+    """CPU microseconds per `engine.health` call spent by the kit and by the driver
+    process: what the protocol costs apart from waiting for a core."""
+    pid = engine._connection._current().process.pid
+    kit_before, driver_before = time.process_time(), cpu_seconds(pid)
+    for _ in range(calls):
+        engine.health()
+    kit = (time.process_time() - kit_before) / calls * 1e6
+    return kit, (cpu_seconds(pid) - driver_before) / calls * 1e6
+
+
 def operations(engine: Any, provider: Any) -> dict[str, Callable[[], Any]]:
     """Representative calls, on a store holding 200 items and 200 entries."""
     for i in range(200):
@@ -112,6 +130,8 @@ def per_call_table() -> None:
     in_process = operations(local.make_engine(), local.make_provider())
     over_pipe = operations(served.make_engine(), served.make_provider())
     floor = pipe_floor()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} cores (other work inflates every figure)")
     print(f"pipe floor (a line echoed by a Python process): {floor:.1f} µs\n")
     print(f"{'operation':<26} {'in process':>11} {'exec:':>9} {'protocol cost':>14}")
     costs = []
@@ -125,6 +145,8 @@ def per_call_table() -> None:
         f"\nmedian protocol cost per call: {median:.1f} µs "
         f"({verdict} the {TARGET_US:.0f} µs target)"
     )
+    kit, driver = cpu_per_call(served.make_engine())
+    print(f"CPU per engine.health over exec: kit {kit:.1f} µs + driver process {driver:.1f} µs")
     assert served.release is not None
     served.release()
 

@@ -29,6 +29,7 @@ def run_engine(pytester: pytest.Pytester, spec: str, *extra: str) -> tuple[Any, 
         "--profile=engine",
         "--driver-timeout=6",
         f"--driver-option=api_key={SECRET}",
+        "--driver-option=region=eu-west-1",
         "--conformance-report=r.json",
         "-q",
         "-k",
@@ -67,7 +68,12 @@ def test_an_exit_fails_the_check_with_status_and_redacted_stderr(
     reason = check["reason"]
     assert "driver raised ProtocolError: the driver process" in reason
     assert "exited with status 3 before answering engine.explore (request" in reason
-    assert "its stderr ended:\n    dying with options {'api_key': '[REDACTED]'}" in reason
+    # The options reached the process in the hello; the kit shows the credential redacted.
+    assert (
+        "its stderr ended:\n    dying with options "
+        "{'api_key': '[REDACTED]', 'region': 'eu-west-1'}" in reason
+    )
+    assert report["driver"]["options"] == {"api_key": "[REDACTED]", "region": "eu-west-1"}
 
 
 def test_garbage_on_stdout_is_named(pytester: pytest.Pytester) -> None:
