@@ -10,6 +10,7 @@ stopped, and the object's next call starts a fresh one.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import shlex
 import threading
 import weakref
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 import conformance
+from conformance.checks.context import CallExpired
 from conformance.driver import Driver, DriverError
 from conformance.engine import EngineDescriptor
 from conformance.protocol.errors import ProtocolError
@@ -94,11 +96,17 @@ class Connection:
                 session = self._session = self._launcher.start()
             return session
 
-    def _retire(self, session: Session) -> None:
+    def _retire(self, session: Session, *, replace: bool = False) -> None:
         session.kill()
         with self._lock:
-            if self._session is session:
-                self._session = None
+            if self._session is not session:
+                return
+            self._session = None
+            if replace:
+                # The fresh process starts now, on the time of the call that broke the old
+                # one, not on the next check's. If it cannot start, the next call says why.
+                with contextlib.suppress(ProtocolError):
+                    self._session = self._launcher.start()
 
     def invoke(self, op: Operation, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
         """Call `op` with Python arguments; its Python result, or the contract's error."""
@@ -107,8 +115,11 @@ class Connection:
         session.busy = True
         try:
             answer = session.call(op, payload)
-        except BaseException:
+        except (ProtocolError, CallExpired):
             # A fault, or the time limit interrupting the wait: the stream is out of step.
+            self._retire(session, replace=True)
+            raise
+        except BaseException:
             self._retire(session)
             raise
         session.busy = False
