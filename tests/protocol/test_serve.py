@@ -3,6 +3,7 @@ suite and the fuzzer exactly as it does in process, and the Section API works on
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import sys
@@ -14,8 +15,11 @@ import pytest
 
 from conformance.checks.context import CheckContext, RunSettings
 from conformance.checks.outcome import Inconclusive
+from conformance.driver import DriverError
 from conformance.engine import InvalidRequest, LearningKind, learning
-from conformance.protocol.client import exec_driver
+from conformance.protocol.client import exec_driver, hello, parse_command
+from conformance.protocol.codec import encode
+from conformance.protocol.server import serve
 from conformance.provider import (
     Invalid,
     MemoryCategory,
@@ -24,6 +28,8 @@ from conformance.provider import (
     OwnedRecallOpts,
 )
 from conformance.sections import Sections
+from plugins.registry import resolve_driver
+from plugins.settings import SettingsError, exec_spec, merge
 
 SERVE = [sys.executable, "-m", "plugins.cli", "serve", "--driver", "reference"]
 SERVE_SPEC = "exec:" + shlex.join(SERVE)
@@ -139,3 +145,64 @@ def test_a_call_abandoned_on_another_thread_gives_way_to_a_fresh_process(
     finally:
         assert driver.release is not None
         driver.release()
+
+
+def converse(*lines: dict[str, Any] | bytes) -> tuple[int, list[dict[str, Any]]]:
+    """Run the server over in-memory pipes; its exit status and every answer."""
+    raw = b"".join(line if isinstance(line, bytes) else encode(line) for line in lines)
+    out = io.BytesIO()
+    status = serve("reference", {}, io.BytesIO(raw), out, resolve_driver)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_the_server_answers_each_message_and_ends_on_shutdown() -> None:
+    status, answers = converse(
+        hello({}).model_dump(mode="json"),
+        {"type": "call", "id": 1, "op": "provider.get", "args": {"namespace": "g", "key": "k"}},
+        {"type": "call", "id": 2, "op": "engine.teleport", "args": {}},
+        b"not json\n",
+        {"type": "call", "id": 3, "op": "engine.list", "args": {"req": {"limit": 0}}},
+        {"type": "shutdown", "id": 4},
+        {"type": "call", "id": 5, "op": "engine.health", "args": {}},
+    )
+    assert status == 0
+    assert answers[0]["type"] == "handshake"
+    assert answers[0]["profiles"] == ["engine", "provider"]
+    assert answers[1] == {"type": "result", "id": 1, "result": None}
+    assert answers[2]["error"]["name"] == "Unsupported"
+    assert answers[2]["error"]["message"].startswith("no operation `engine.teleport`")
+    assert answers[3]["error"]["name"] == "Protocol"
+    assert answers[4]["error"] == {
+        "name": "InvalidRequest",
+        "message": "list limit must be positive",
+    }
+    assert answers[5] == {"type": "result", "id": 4, "result": None}
+    assert len(answers) == 6  # nothing after the shutdown
+
+
+def test_the_server_refuses_a_kit_of_another_contract() -> None:
+    kit = hello({}).model_dump(mode="json")
+    kit["contract_version"] = {"major": 3, "minor": 0}
+    status, answers = converse(kit)
+    assert status == 1
+    assert answers == [
+        {
+            "type": "error",
+            "id": 0,
+            "error": {
+                "name": "Incompatible",
+                "message": "this driver implements contract 2.2; the kit holds drivers to 3.0",
+            },
+        }
+    ]
+
+
+def test_a_command_is_a_string_or_an_argument_list() -> None:
+    assert parse_command("node 'my driver.js' --fast") == ["node", "my driver.js", "--fast"]
+    assert exec_spec(["node", "my driver.js"]) == "exec:node 'my driver.js'"
+    assert parse_command(exec_spec(["node", "my driver.js"])[5:]) == ["node", "my driver.js"]
+    with pytest.raises(DriverError, match="the exec: driver command is empty"):
+        parse_command("  ")
+    with pytest.raises(SettingsError, match="a non-empty list of strings"):
+        merge({"driver": ["node", 3]}, {}, Path("."))
+    assert merge({"driver": ["node", "d.js"]}, {}, Path(".")).driver == "exec:node d.js"
