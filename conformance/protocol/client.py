@@ -29,7 +29,7 @@ from conformance.protocol.operations import BY_NAME, Operation, Target, operatio
 from conformance.protocol.session import Session, validation_summary
 from conformance.provider import Capabilities
 from conformance.provider.constants import CONTRACT_VERSION
-from conformance.report import secret_values
+from conformance.report import redact_text, secret_values
 
 EXEC_PREFIX = "exec:"
 """A driver spec starting with this names a command to run (`exec:node driver.js`)."""
@@ -235,7 +235,8 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     try:
         first = launcher.start()
     except ProtocolError as exc:
-        raise DriverError(str(exc)) from None
+        # A refusal may quote the driver's own words, which may quote its options.
+        raise DriverError(redact_text(str(exc), launcher.secrets)) from None
     shake = first.handshake
     # The probe process serves the first object made; until then this connection holds
     # it, so it is shut down at the end even if no object ever takes it.

@@ -35,7 +35,8 @@ def main(fault: str, op: str = "", once: str = "") -> int:
     if fault == "mute":
         time.sleep(3600)
     if fault == "refuse":
-        send({"type": "error", "id": 0, "error": {"name": "Busy", "message": "come back later"}})
+        reason = f"come back later (options {hello['options']})"
+        send({"type": "error", "id": 0, "error": {"name": "Busy", "message": reason}})
         return 1
     server = Server(Driver(name="faulty", engine=ReferenceEngine, provider=ReferenceProvider))
     shake = server.handshake(hello["id"]).model_dump(mode="json", exclude_none=True)
