@@ -17,11 +17,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(driver: str, *extra: str) -> tuple[float, str, int, str]:
+def run_report(driver: str, *extra: str) -> tuple[float, dict[str, Any]]:
+    """Wall time and JSON report of one pytest run of the suite against `driver`."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
         started = time.perf_counter()
@@ -46,8 +48,14 @@ def run(driver: str, *extra: str) -> tuple[float, str, int, str]:
         )
         elapsed = time.perf_counter() - started
         if done.returncode != 0:
-            raise SystemExit(f"run failed:\n{done.stdout}\n{done.stderr}")
-        data = json.loads(report.read_text())
+            raise SystemExit(f"run of {driver} failed:\n{done.stdout}\n{done.stderr}")
+        data: dict[str, Any] = json.loads(report.read_text())
+    return elapsed, data
+
+
+def run(driver: str, *extra: str) -> tuple[float, str, int, str]:
+    """Wall time, check time per profile, driver calls and verdict of one run."""
+    elapsed, data = run_report(driver, *extra)
     calls = sum(c["calls"] for c in data["checks"])
     per_profile = {
         profile: sum(c["duration"] for c in data["checks"] if c["profile"] == profile)

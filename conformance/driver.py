@@ -97,6 +97,9 @@ class Driver:
     constraints: Constraints = field(default_factory=Constraints)
     """Contract-valid input the store refuses and cannot be made to take. It narrows what
     the suites and the fuzzer send, and the report lists it beside the level."""
+    release: Callable[[], None] | None = None
+    """Called once when a run is done with the driver, to stop what it started (the
+    processes of an `exec:` driver); the objects it made are not used afterwards."""
 
     @property
     def profiles(self) -> frozenset[Profile]:

@@ -68,6 +68,14 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     return int(code)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    # Imported on use: the other commands never load the protocol.
+    from conformance.protocol.server import serve_stdio
+    from plugins.settings import parse_option_pairs
+
+    return serve_stdio(args.driver, parse_option_pairs(args.driver_option), resolve_driver)
+
+
 def _report_diff(args: argparse.Namespace) -> int:
     old = Report.model_validate(json.loads(Path(args.old).read_text()))
     new = Report.model_validate(json.loads(Path(args.new).read_text()))
@@ -112,6 +120,19 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--report", metavar="PATH", help="write the JSON report (and .md) here")
     run.add_argument("--waivers", metavar="PATH")
     run.add_argument("--driver-timeout", type=float, metavar="SECONDS")
+    serve = sub.add_parser(
+        "serve",
+        help="expose a Python driver over the driver protocol on stdin/stdout "
+        "(docs/protocol.md), for --driver 'exec:tinymemory-conformance serve --driver NAME'",
+    )
+    serve.add_argument("--driver", required=True, help="entry-point name or package.module:attr")
+    serve.add_argument(
+        "--driver-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option for the driver; the kit's options (in its hello) override these",
+    )
     report = sub.add_parser("report", help="work with JSON reports")
     report_sub = report.add_subparsers(dest="report_command", required=True)
     diff = report_sub.add_parser(
@@ -134,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _checks(args)
         if args.command == "run":
             return _run(args, extra)
+        if args.command == "serve":
+            return _serve(args)
         return _report_diff(args)
     except (OSError, ValueError) as exc:
         print(f"tinymemory-conformance: {redact_text(str(exc), ())}", file=sys.stderr)

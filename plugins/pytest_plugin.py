@@ -25,7 +25,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--driver",
         help="driver to hold to the contract: an entry-point name of "
-        "the group tinymemory.drivers, or package.module:attr",
+        "the group tinymemory.drivers, package.module:attr, or exec:COMMAND (a process "
+        "speaking the driver protocol, docs/protocol.md)",
     )
     group.addoption(
         "--driver-option",

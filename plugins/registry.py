@@ -14,6 +14,9 @@ import pluggy
 from conformance.driver import Driver, DriverError, detect_profile, reject_options
 from plugins import hookspecs
 
+EXEC_PREFIX = "exec:"
+"""A driver spec naming a command to run over the driver protocol."""
+
 
 @dataclass(frozen=True)
 class DriverInfo:
@@ -44,8 +47,14 @@ def available_drivers() -> list[DriverInfo]:
 
 
 def resolve_driver(spec: str, options: Mapping[str, str] | None = None) -> Driver:
-    """The driver named by an entry-point name or a `module:attr` spec."""
+    """The driver named by an entry-point name, a `module:attr` spec, or `exec:COMMAND`
+    (a process speaking the driver protocol, docs/protocol.md)."""
     opts = dict(options or {})
+    if spec.startswith(EXEC_PREFIX):
+        # Imported on use: only a run over the protocol pays for it.
+        from conformance.protocol.client import exec_driver
+
+        return exec_driver(spec[len(EXEC_PREFIX) :], opts)
     if ":" in spec:
         return _from_object_spec(spec, opts)
     return _from_entry_point(spec, opts)

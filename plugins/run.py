@@ -133,13 +133,17 @@ class KitRun:
         return entry
 
     def close(self) -> None:
-        """Shut the run's providers down (`shutdown` is idempotent by contract)."""
+        """Shut the run's providers down (`shutdown` is idempotent by contract), then
+        release the driver."""
         for obj in self.objects.values():
             shutdown = getattr(obj, "shutdown", None)
             if callable(shutdown):
                 with contextlib.suppress(Exception):
                     # A failing shutdown must not hide the verdict already reached.
                     shutdown()
+        if self.driver.release is not None:
+            with contextlib.suppress(Exception):
+                self.driver.release()
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""

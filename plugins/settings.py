@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,16 @@ def read_pyproject(start: Path) -> tuple[dict[str, Any], Path]:
     return {}, start
 
 
+def exec_spec(argv: Sequence[object]) -> str:
+    """The `exec:` driver spec of a command given as an argument list."""
+    if not argv or not all(isinstance(arg, str) for arg in argv):
+        raise SettingsError(
+            f"[tool.tinymemory] driver as a list is a command: a non-empty list of strings, "
+            f"got {argv!r}"
+        )
+    return "exec:" + shlex.join(str(arg) for arg in argv)
+
+
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
     """`KEY=VALUE` strings to a dict; a pair without `=` is an error."""
     options: dict[str, str] = {}
@@ -108,6 +119,15 @@ def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> Kit
         value = cli.get(key)
         return value if value is not None else file.get(key)
 
+    driver = pick("driver")
+    if isinstance(driver, list):
+        driver = exec_spec(driver)
+    elif driver is not None and not isinstance(driver, str):
+        raise SettingsError(
+            "[tool.tinymemory] driver must be a name, a module:attr spec, an exec:COMMAND "
+            "string, or a command as a list of strings"
+        )
+
     file_options = file.get("driver-options", {})
     if not isinstance(file_options, dict):
         raise SettingsError("[tool.tinymemory] driver-options must be a table of strings")
@@ -134,7 +154,7 @@ def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> Kit
     fuzz_examples = pick("fuzz-examples")
     fuzz_seed = pick("fuzz-seed")
     return KitSettings(
-        driver=pick("driver"),
+        driver=driver,
         driver_options=options,
         profile=profile,
         report=path("conformance-report"),

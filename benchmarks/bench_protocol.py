@@ -1,0 +1,180 @@
+"""What the driver protocol costs: per call, and over the whole suite.
+
+    python benchmarks/bench_protocol.py
+
+Per call: the same operation on the reference driver in process and over
+`exec:tinymemory-conformance serve --driver reference`; the difference is the protocol's
+cost (encode, pipe, decode, on both sides). Each figure is the median of several batches,
+so a machine shared with other work shows its quiet moments. The floor is a bare line
+echoed by a Python process: what the pipe alone costs here.
+
+Suite: the check time (the report's durations summed) and the wall time of one pytest run
+in process, over `exec:` to the Python server, and over `exec:` to the Node.js example.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_suite import run_report  # noqa: E402
+from conformance.engine import (  # noqa: E402
+    FetchMode,
+    FetchRequest,
+    GetRequest,
+    LearningKind,
+    ListRequest,
+    learning,
+)
+from conformance.protocol.client import exec_driver  # noqa: E402
+from conformance.provider import MemoryCategory, MemoryTaint, OwnedRecallOpts  # noqa: E402
+from plugins.registry import resolve_driver  # noqa: E402
+
+SERVE = [sys.executable, "-m", "plugins.cli", "serve", "--driver", "reference"]
+NODE_DRIVER = ROOT / "examples" / "node-driver" / "driver.js"
+BATCH = 400
+BATCHES = 9
+TARGET_US = 100.0
+
+
+def per_call(fn: Callable[[], Any]) -> float:
+    """Median microseconds per call of `fn` over `BATCHES` batches of `BATCH` calls."""
+    for _ in range(50):
+        fn()
+    samples = []
+    for _ in range(BATCHES):
+        started = time.perf_counter()
+        for _ in range(BATCH):
+            fn()
+        samples.append((time.perf_counter() - started) / BATCH * 1e6)
+    return statistics.median(samples)
+
+
+def pipe_floor() -> float:
+    """Microseconds for one line to a Python process and back."""
+    echo = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n"
+    echo += "    sys.stdout.buffer.flush()\n"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", echo], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin and proc.stdout
+    line = b'{"type":"call","id":1,"op":"engine.health","args":{}}\n'
+
+    def once() -> None:
+        proc.stdin.write(line)  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        proc.stdout.readline()  # type: ignore[union-attr]
+
+    try:
+        return per_call(once)
+    finally:
+        proc.stdin.close()
+        proc.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_call(engine: Any, calls: int = 3000) -> tuple[float, float]:
+    """CPU microseconds per `engine.health` call spent by the kit and by the driver
+    process: what the protocol costs apart from waiting for a core."""
+    pid = engine._connection._current().process.pid
+    kit_before, driver_before = time.process_time(), cpu_seconds(pid)
+    for _ in range(calls):
+        engine.health()
+    kit = (time.process_time() - kit_before) / calls * 1e6
+    return kit, (cpu_seconds(pid) - driver_before) / calls * 1e6
+
+
+def operations(engine: Any, provider: Any) -> dict[str, Callable[[], Any]]:
+    """Representative calls, on a store holding 200 items and 200 entries."""
+    for i in range(200):
+        engine.store(learning(f"fact {i} about tabs and spaces", LearningKind.FACT, 0.5))
+        provider.store("global", f"k{i}", f"entry {i}", MemoryCategory.CORE, None, "internal")
+    item = learning("prefers tabs", LearningKind.PREFERENCE, 0.8)
+    receipt = engine.store(item)
+    opts = OwnedRecallOpts()
+    return {
+        "engine.health": engine.health,
+        "engine.store (replay)": lambda: engine.store(item),
+        "engine.get (1 id)": lambda: engine.get(GetRequest(ids=[receipt.id])),
+        "engine.list (10 hits)": lambda: engine.list(ListRequest(limit=10)),
+        "engine.fetch (10 hits)": lambda: engine.fetch(
+            FetchRequest(query="tabs", mode=FetchMode.KEYWORD, limit=10)
+        ),
+        "provider.get": lambda: provider.get("global", "k7"),
+        "provider.store": lambda: provider.store(
+            "global", "k7", "entry 7", MemoryCategory.CORE, None, MemoryTaint.INTERNAL
+        ),
+        "provider.recall (10 hits)": lambda: provider.recall("entry 1", 10, opts, None),
+    }
+
+
+def per_call_table() -> None:
+    local = resolve_driver("reference")
+    served = exec_driver(SERVE)
+    in_process = operations(local.make_engine(), local.make_provider())
+    over_pipe = operations(served.make_engine(), served.make_provider())
+    floor = pipe_floor()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} cores (other work inflates every figure)")
+    print(f"pipe floor (a line echoed by a Python process): {floor:.1f} µs\n")
+    print(f"{'operation':<26} {'in process':>11} {'exec:':>9} {'protocol cost':>14}")
+    costs = []
+    for name, call in in_process.items():
+        here, there = per_call(call), per_call(over_pipe[name])
+        costs.append(there - here)
+        print(f"{name:<26} {here:>9.1f}µs {there:>7.1f}µs {there - here:>12.1f}µs")
+    median = statistics.median(costs)
+    verdict = "within" if median < TARGET_US else "over"
+    print(
+        f"\nmedian protocol cost per call: {median:.1f} µs "
+        f"({verdict} the {TARGET_US:.0f} µs target)"
+    )
+    kit, driver = cpu_per_call(served.make_engine())
+    print(f"CPU per engine.health over exec: kit {kit:.1f} µs + driver process {driver:.1f} µs")
+    assert served.release is not None
+    served.release()
+
+
+def suite(driver: str) -> tuple[float, float, int, str]:
+    """Check time (summed durations), wall time, driver calls and verdict of one run."""
+    wall, data = run_report(driver)
+    checks = sum(c["duration"] for c in data["checks"])
+    calls = sum(c["calls"] for c in data["checks"])
+    return checks, wall, calls, data["summary"]["verdict"]
+
+
+def suite_table() -> None:
+    runs = [
+        ("reference, in process", "reference"),
+        ("reference, exec: serve", "exec:" + shlex.join(SERVE)),
+    ]
+    node = shutil.which("node")
+    if node is not None:
+        runs.append(("Node.js example, exec:", "exec:" + shlex.join([node, str(NODE_DRIVER)])))
+    print(f"\n{'suite run':<24} {'checks (s)':>11} {'wall (s)':>9} {'calls':>7} verdict")
+    for name, spec in runs:
+        checks, wall, calls, verdict = suite(spec)
+        print(f"{name:<24} {checks:>11.2f} {wall:>9.2f} {calls:>7} {verdict}")
+    if node is None:
+        print("(node is not installed: the Node.js example was not run)")
+
+
+if __name__ == "__main__":
+    per_call_table()
+    suite_table()

@@ -1,0 +1,159 @@
+"""One running driver process: its pipes, its exit status and the tail of its stderr."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from typing import IO, Final
+
+from conformance.protocol.errors import ProtocolError
+from conformance.report import redact_text as _redact
+
+STDERR_LINES: Final = 20
+"""Lines of the driver's stderr kept to show when it fails."""
+
+STDERR_LINE_WIDTH: Final = 400
+"""Characters of one stderr line kept."""
+
+log = logging.getLogger("tinymemory.driver")
+"""The driver's stderr, line by line (redacted), at DEBUG level."""
+
+
+class DriverProcess:
+    """A driver started from `argv`, speaking on its stdin and stdout.
+
+    Its stderr is drained on a daemon thread (so a chatty driver never blocks on a full
+    pipe) into a short tail, redacted when shown. The process leads its own session, so
+    stopping it stops whatever it started (a shell's children included).
+    """
+
+    def __init__(self, argv: Sequence[str], secrets: Sequence[str] = ()) -> None:
+        self.argv = list(argv)
+        self.secrets = tuple(secrets)
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ProtocolError(
+                f"the driver command {self.command} could not be started: {exc}"
+            ) from None
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        self._stdin: IO[bytes] = self._proc.stdin
+        self._stdout: IO[bytes] = self._proc.stdout
+        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._drained = threading.Event()
+        threading.Thread(
+            target=self._drain, args=(self._proc.stderr,), name="tinymemory-stderr", daemon=True
+        ).start()
+
+    @property
+    def command(self) -> str:
+        """The command line, quoted as a shell would need it."""
+        return _redact(shlex.join(self.argv), self.secrets)
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self._proc.pid
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        try:
+            for raw in iter(stream.readline, b""):
+                line = _redact(raw.decode("utf-8", "replace").rstrip("\r\n"), self.secrets)
+                if len(line) > STDERR_LINE_WIDTH:
+                    line = line[:STDERR_LINE_WIDTH] + "…"
+                self._tail.append(line)
+                log.debug("%s: %s", self.argv[0], line)
+        except (OSError, ValueError):
+            pass  # the pipe was closed under us: the process is being stopped
+        finally:
+            self._drained.set()
+
+    def stderr_tail(self) -> str:
+        """The last lines the driver wrote on stderr (redacted), or a note that it wrote none."""
+        # A process that just died may still have lines in flight to the drain thread.
+        if self._proc.poll() is not None:
+            self._drained.wait(1.0)
+        lines = list(self._tail)
+        if not lines:
+            return "it wrote nothing on stderr"
+        return "its stderr ended:\n    " + "\n    ".join(lines)
+
+    def send(self, data: bytes) -> None:
+        """Write one message line; a process that is gone is a `ProtocolError`."""
+        try:
+            self._stdin.write(data)
+            self._stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            raise self.gone("while the kit wrote to it") from None
+
+    def read_line(self, timeout: float | None = None, awaited: str = "") -> bytes:
+        """The next line of stdout; `timeout` bounds the wait for a first byte (used only
+        while nothing is buffered: the handshake). EOF is a `ProtocolError` naming what
+        was `awaited`."""
+        if timeout is not None:
+            ready, _, _ = select.select([self._stdout], [], [], timeout)
+            if not ready:
+                raise ProtocolError(
+                    f"the driver process {self.command} said nothing within {timeout:g} s of "
+                    f"being started; {self.stderr_tail()}"
+                )
+        try:
+            line = self._stdout.readline()
+        except (OSError, ValueError):
+            line = b""
+        if not line:
+            raise self.gone(f"before answering {awaited}" if awaited else "before answering")
+        return line
+
+    def exit_status(self, wait: float = 2.0) -> int | None:
+        """The exit status, waiting up to `wait` seconds for it; `None` if still running."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self._proc.wait(wait)
+        return None
+
+    def describe_exit(self, wait: float = 2.0) -> str:
+        """How the process ended: `exited with status 3`, `was killed by signal 9`."""
+        status = self.exit_status(wait)
+        if status is None:
+            return "closed its stdout but is still running"
+        if status < 0:
+            try:
+                name = signal.Signals(-status).name
+            except ValueError:
+                name = str(-status)
+            return f"was killed by signal {name}"
+        return f"exited with status {status}"
+
+    def gone(self, when: str) -> ProtocolError:
+        """The error for a process found gone (`when`: what the kit was doing)."""
+        return ProtocolError(
+            f"the driver process {self.command} {self.describe_exit()} {when}; {self.stderr_tail()}"
+        )
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Close its stdin, give it `grace` seconds to exit, then kill its process group."""
+        with contextlib.suppress(OSError, ValueError):
+            self._stdin.close()
+        if self.exit_status(grace) is None:
+            self.kill()
+
+    def kill(self) -> None:
+        """Kill the process and everything it started, at once."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(5.0)

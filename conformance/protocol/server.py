@@ -1,0 +1,158 @@
+"""The driver's side, for a Python driver: `tinymemory-conformance serve --driver NAME`.
+
+Reads the kit's messages on stdin and answers on stdout, calling the driver in process.
+Anything the driver prints goes to stderr, so it cannot corrupt the protocol stream.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from conformance.bridge import as_sync
+from conformance.driver import Driver, DriverError
+from conformance.engine import InvalidRequest
+from conformance.protocol.codec import decode, encode
+from conformance.protocol.errors import error_to_wire
+from conformance.protocol.messages import PROTOCOL_VERSION, Handshake, Hello, Version
+from conformance.protocol.operations import BY_NAME, Operation
+from conformance.provider import Capability, Invalid, Unsupported
+from conformance.provider.constants import CONTRACT_VERSION
+
+Resolver = Callable[[str, Mapping[str, str]], Driver]
+
+
+def _error(message_id: int, name: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "id": message_id, "error": {"name": name, "message": message}}
+
+
+class Server:
+    """One driver's profile objects, answering calls one at a time."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.objects: dict[str, Any] = {p: as_sync(driver.make(p)) for p in sorted(driver.profiles)}
+        self._documents: Any = None
+
+    def handshake(self, message_id: int) -> Handshake:
+        """The answer to the hello: what this driver offers."""
+        engine: Any = self.objects.get("engine")
+        provider: Any = self.objects.get("provider")
+        driver_id = provider.driver_id() if provider is not None else engine.descriptor().id
+        return Handshake(
+            id=message_id,
+            protocol=PROTOCOL_VERSION,
+            contract_version=Version(major=CONTRACT_VERSION.major, minor=CONTRACT_VERSION.minor),
+            driver_id=driver_id,
+            driver_version=self.driver.version,
+            profiles=sorted(self.objects),
+            capabilities=[] if provider is None else provider.capabilities().to_wire(),
+            engine=None if engine is None else engine.descriptor().model_dump(mode="json"),
+        )
+
+    def _target(self, op: Operation) -> Any:
+        if op.target != "documents":
+            return self.objects.get(op.target)
+        if self._documents is None and "provider" in self.objects:
+            self._documents = self.objects["provider"].as_documents()
+        if self._documents is None:
+            raise Unsupported.of(Capability.DOCUMENTS)
+        return self._documents
+
+    def answer(self, message_id: int, name: str, args: Any) -> dict[str, Any]:
+        """The response to one call."""
+        op = BY_NAME.get(name)
+        if op is None:
+            known = ", ".join(BY_NAME)
+            return _error(message_id, "Unsupported", f"no operation `{name}` (known: {known})")
+        try:
+            target = self._target(op)
+            if target is None:
+                offered = ", ".join(self.objects)
+                raise DriverError(
+                    f"this driver offers no {op.target} profile (it offers {offered})"
+                )
+            try:
+                decoded = op.decode_args(args if isinstance(args, dict) else {})
+            except (ValidationError, ValueError) as exc:
+                refusal = InvalidRequest if op.target == "engine" else Invalid
+                raise refusal(f"the arguments of {op.name} cannot be read: {exc}") from None
+            if op.name == "provider.as_documents":
+                result: Any = target.as_documents() is not None
+            else:
+                result = getattr(target, op.method)(*decoded)
+            return {"type": "result", "id": message_id, "result": op.encode_result(result)}
+        except Exception as exc:
+            error_name, text = error_to_wire(op.target, exc)
+            return _error(message_id, error_name, text)
+
+
+def serve(
+    spec: str,
+    options: Mapping[str, str],
+    reader: IO[bytes],
+    writer: IO[bytes],
+    resolve: Resolver,
+) -> int:
+    """Answer the kit on `reader`/`writer` until `shutdown` or end of input; the exit status."""
+
+    def send(message: dict[str, Any]) -> None:
+        writer.write(encode(message))
+        writer.flush()
+
+    first = reader.readline()
+    if not first:
+        return 0
+    try:
+        hello = Hello.model_validate(decode(first))
+    except (ValueError, ValidationError) as exc:
+        send(_error(0, "Protocol", f"the first message must be a hello: {exc}"))
+        return 2
+    if hello.contract_version.major != CONTRACT_VERSION.major:
+        send(
+            _error(
+                hello.id,
+                "Incompatible",
+                f"this driver implements contract {CONTRACT_VERSION.major}."
+                f"{CONTRACT_VERSION.minor}; the kit holds drivers to {hello.contract_version}",
+            )
+        )
+        return 1
+    try:
+        server = Server(resolve(spec, {**options, **hello.options}))
+    except DriverError as exc:
+        send(_error(hello.id, "Driver", str(exc)))
+        return 1
+    send(server.handshake(hello.id).model_dump(mode="json", exclude_none=True))
+    for line in iter(reader.readline, b""):
+        try:
+            message = decode(line)
+        except ValueError as exc:
+            send(_error(0, "Protocol", f"a line that is not JSON: {exc}"))
+            continue
+        kind = message.get("type") if isinstance(message, dict) else None
+        message_id = message.get("id", 0) if isinstance(message, dict) else 0
+        if kind == "call":
+            send(server.answer(message_id, message.get("op", ""), message.get("args")))
+        elif kind == "shutdown":
+            send({"type": "result", "id": message_id, "result": None})
+            return 0
+        else:
+            send(_error(message_id, "Protocol", f"a message of unknown type {kind!r}"))
+    return 0
+
+
+def serve_stdio(spec: str, options: Mapping[str, str], resolve: Resolver) -> int:
+    """`serve` on this process's stdin and stdout; the driver's own output goes to stderr."""
+    # The protocol keeps a private copy of stdout; fd 1 then points at stderr, so a print
+    # in the driver (or in a library it calls) lands in the log, not in the stream.
+    writer = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    with writer:
+        return serve(spec, options, sys.stdin.buffer, writer, resolve)
