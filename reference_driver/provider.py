@@ -32,13 +32,15 @@ from conformance.provider import (
     OwnedRecallOpts,
     ProviderBase,
     SourceScope,
+    Timestamp,
     entry_record,
 )
 
 __all__ = ["EXPORT_PAGE_MAX", "TIMESTAMP", "ReferenceProvider"]
 
-TIMESTAMP: Final = "1970-01-01T00:00:00Z"
-"""The `timestamp` of every entry: the reference driver keeps no clock."""
+TIMESTAMP: Final = Timestamp(0)
+"""The `timestamp` of every entry, 1970-01-01T00:00:00Z: the reference driver keeps no
+clock."""
 
 EXPORT_PAGE_MAX: Final = 64
 """The most records one export page carries, whatever `limit` asks for."""

@@ -6,6 +6,8 @@ JSON is the contract's JSON, the contract's errors, the default ``store_many``,
 ``explore`` and ``get``, and the ``MemoryEngine`` protocols (sync and async).
 """
 
+from conformance.timestamps import Timestamp, TimestampLike, rfc3339
+
 from .defaults import (
     aexplore_by_listing,
     aget_by_listing,
@@ -82,7 +84,6 @@ from .responses import (
     RecallAnswer,
     StoreReceipt,
 )
-from .timestamps import UtcDateTime, rfc3339
 from .wire import to_json, to_wire
 
 __all__ = [
@@ -145,13 +146,14 @@ __all__ = [
     "SourceRef",
     "StoreItem",
     "StoreReceipt",
+    "Timestamp",
+    "TimestampLike",
     "ToolCallRef",
     "Turn",
     "TurnRange",
     "Unauthorized",
     "Unavailable",
     "Unsupported",
-    "UtcDateTime",
     "aexplore_by_listing",
     "aget_by_listing",
     "canonical_json",

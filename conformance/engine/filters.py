@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import Field
+
+from conformance.timestamps import Timestamp
 
 from .items import ItemKind
 from .meta import MemoryMeta, SourceKind, TurnRange
 from .namespace import Reach
-from .timestamps import UtcDateTime
 from .wire import Omittable, OmittableList, WireModel
 
 
@@ -56,8 +55,8 @@ class MetaFilter(WireModel):
     kinds: OmittableList[ItemKind] = Field(default_factory=list)
     sources: OmittableList[SourceKind] = Field(default_factory=list)
     tags_any: OmittableList[str] = Field(default_factory=list)
-    observed_after: Omittable[UtcDateTime] = None
-    observed_before: Omittable[UtcDateTime] = None
+    observed_after: Omittable[Timestamp] = None
+    observed_before: Omittable[Timestamp] = None
 
     @classmethod
     def for_kinds(cls, *kinds: ItemKind) -> MetaFilter:
@@ -95,7 +94,7 @@ class MetaFilter(WireModel):
             and self._in_window(meta.observed_at)
         )
 
-    def _in_window(self, observed_at: datetime | None) -> bool:
+    def _in_window(self, observed_at: Timestamp | None) -> bool:
         if self.observed_after is None and self.observed_before is None:
             return True
         if observed_at is None:

@@ -19,7 +19,6 @@ import json.encoder
 from typing import TYPE_CHECKING, Final, cast
 
 from .floats import f32_json
-from .timestamps import rfc3339
 
 if TYPE_CHECKING:
     from .items import Conversation, Document, Learning, StoreItem, Turn
@@ -89,7 +88,7 @@ def _tool_call_json(call: ToolCallRef) -> str:
 def _turn_json(turn: Turn) -> str:
     text = f'{{"role":"{turn.role.value}","text":{_quote(turn.text)}'
     if turn.at is not None:
-        text += f',"at":"{rfc3339(turn.at)}"'
+        text += f',"at":"{turn.at.rfc3339()}"'
     if turn.tool_calls:
         text += ',"tool_calls":[' + ",".join(map(_tool_call_json, turn.tool_calls)) + "]"
     return text + "}"

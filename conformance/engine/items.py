@@ -12,12 +12,13 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from conformance.timestamps import Timestamp
+
 from .blank import is_blank
 from .errors import InvalidRequest
 from .fingerprint import fingerprint
 from .floats import f32_display, to_f32
 from .meta import MemoryMeta, ToolCallRef
-from .timestamps import UtcDateTime
 from .wire import F32, Omittable, OmittableList, WireModel
 
 
@@ -77,7 +78,7 @@ class Turn(WireModel):
 
     role: Role
     text: str
-    at: Omittable[UtcDateTime] = None
+    at: Omittable[Timestamp] = None
     tool_calls: OmittableList[ToolCallRef] = Field(default_factory=list)
 
     def render(self) -> str:

@@ -7,8 +7,9 @@ from typing import Annotated
 
 from pydantic import Field
 
+from conformance.timestamps import Timestamp
+
 from .namespace import Namespace, namespace_is_root
-from .timestamps import UtcDateTime
 from .wire import Omittable, OmittableList, WireModel
 
 U32 = Annotated[int, Field(ge=0, le=0xFFFF_FFFF)]
@@ -70,7 +71,7 @@ class MemoryMeta(WireModel):
     tool_call: Omittable[ToolCallRef] = None
     source: SourceRef = Field(default_factory=SourceRef)
     tags: OmittableList[str] = Field(default_factory=list)
-    observed_at: Omittable[UtcDateTime] = None
+    observed_at: Omittable[Timestamp] = None
     derive: Omittable[bool] = None
     observed_actor: Omittable[ObservedActor] = None
 

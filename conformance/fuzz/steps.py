@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from conformance.checks.outcome import ConformanceFailure
 from conformance.engine import Namespace as EngineNamespace
 from conformance.provider import MemoryCategory
+from conformance.timestamps import Timestamp
 
 __all__ = ["IMPORTS", "FailureSink", "Step", "in_final_run", "literal", "program"]
 
@@ -58,7 +59,7 @@ def _float(value: float) -> str:
 def literal(value: Any) -> str:
     """Python source that evaluates to `value`, given the `IMPORTS`.
 
-    Knows plain data, contract enums, categories, engine namespaces, datetimes and the
+    Knows plain data, contract enums, categories, engine namespaces, timestamps, datetimes and the
     contract's pydantic models (items through `ce.parse_item`, others through
     `model_validate`). Raises `TypeError` for anything else.
     """
@@ -74,6 +75,8 @@ def literal(value: Any) -> str:
         return f"cp.MemoryCategory.parse({str(value)!r})"
     if isinstance(value, EngineNamespace):
         return f"ce.Namespace.parse({str(value)!r})"
+    if isinstance(value, Timestamp):
+        return f"ce.Timestamp.parse({value.rfc3339()!r})"
     if isinstance(value, _dt.datetime):
         return f"datetime.datetime.fromisoformat({value.isoformat()!r})"
     if isinstance(value, BaseModel):

@@ -5,6 +5,8 @@ Entries keyed by `(namespace, key)` that a store upserts; namespaces are
 and fifteen optional ones, advertised as capabilities and audited at bind.
 """
 
+from conformance.timestamps import Timestamp
+
 from .audit import CapabilityAudit, audit_provider
 from .capabilities import MANDATORY, Capabilities, Capability
 from .category import MemoryCategory
@@ -139,6 +141,7 @@ __all__ = [
     "SourceScope",
     "StoredMemoryDocument",
     "Timeout",
+    "Timestamp",
     "Unauthorized",
     "Unavailable",
     "Unreachable",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import NonNegativeInt
 
+from conformance.timestamps import Timestamp
+
 from ._wire import WireModel
 from .category import MemoryCategory
 from .taint import MemoryTaint
@@ -22,8 +24,8 @@ class MemoryEntry(WireModel):
     content: str
     namespace: str | None = None
     category: MemoryCategory
-    timestamp: str
-    """RFC 3339 time of the last write."""
+    timestamp: Timestamp
+    """Time of the last write (RFC 3339 on the wire, exact to the nanosecond)."""
     session_id: str | None = None
     score: float | None = None
     """Relevance of a recall hit, typically 0..1; `None` outside recall."""
@@ -35,5 +37,6 @@ class NamespaceSummary(WireModel):
 
     namespace: str
     count: NonNegativeInt
-    last_updated: str | None = None
-    """RFC 3339 time of the namespace's latest write, when the driver tracks it."""
+    last_updated: Timestamp | None = None
+    """Time of the namespace's latest write, when the driver tracks it (RFC 3339 on the
+    wire)."""

@@ -61,6 +61,6 @@ def entry_record(entry: MemoryEntry) -> ExportRecord:
             "content": entry.content,
             "category": str(entry.category),
             "session_id": entry.session_id,
-            "timestamp": entry.timestamp,
+            "timestamp": entry.timestamp.rfc3339(),
         },
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.provider import MemoryEntry, Namespace
+from conformance.provider import MemoryEntry, Namespace, Timestamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,8 +15,8 @@ class SectionScope:
     """The parsed namespace, section prefix included."""
     entries: int
     """How many entries the driver says it holds."""
-    last_updated: str | None = None
-    """RFC 3339 time of its latest write, when the driver tracks one."""
+    last_updated: Timestamp | None = None
+    """Time of its latest write, when the driver tracks one."""
 
     def scope(self) -> str:
         """The part after the section prefix: what every `SectionView` method takes."""

@@ -54,8 +54,8 @@ def render(row: Row) -> str:
         "priority": row.priority,
         "tags": list[JsonValue](row.tags),
         "metadata": row.metadata,
-        "created_at": timestamp(row.created_at),
-        "updated_at": timestamp(row.updated_at),
+        "created_at": timestamp(row.created_at).rfc3339(),
+        "updated_at": timestamp(row.updated_at).rfc3339(),
     }
     front = "\n".join(
         f"{name}: {json.dumps(value, ensure_ascii=False)}" for name, value in fields.items()

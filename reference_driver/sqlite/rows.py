@@ -6,7 +6,6 @@ import functools
 import json
 import math
 import sqlite3
-import time
 from typing import Any, Final, NamedTuple
 
 from pydantic import JsonValue
@@ -22,6 +21,7 @@ from conformance.provider import (
     NamespaceMemoryHit,
     RetrievalScoreBreakdown,
     StoredMemoryDocument,
+    Timestamp,
 )
 
 __all__ = ["ROW_COLUMNS", "Row", "timestamp"]
@@ -34,20 +34,15 @@ ROW_COLUMNS: Final = (
 """The columns `Row.from_sql` reads, in its order."""
 
 
-def timestamp(unix_seconds: float) -> str:
-    """RFC 3339 UTC (`Z`) form of a Unix time, as `conformance.engine.timestamps.rfc3339`."""
+def timestamp(unix_seconds: float) -> Timestamp:
+    """The instant of a stored Unix time (a REAL column), to the microsecond.
+
+    A double near today's time resolves about half a microsecond, so digits past the
+    microsecond would be noise the store never recorded.
+    """
     whole = math.floor(unix_seconds)
     micros = round((unix_seconds - whole) * 1_000_000)
-    if micros == 1_000_000:
-        whole, micros = whole + 1, 0
-    # `time.strftime` is several times faster than going through `datetime`; a list of
-    # 10k entries formats 10k of these.
-    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
-    if micros == 0:
-        return base + "Z"
-    if micros % 1000 == 0:
-        return f"{base}.{micros // 1000:03d}Z"
-    return f"{base}.{micros:06d}Z"
+    return Timestamp((whole * 1_000_000 + micros) * 1_000)
 
 
 class Row(NamedTuple):
@@ -197,7 +192,7 @@ class Row(NamedTuple):
                 "content": self.content,
                 "category": str(self.memory_category),
                 "session_id": self.session_id,
-                "timestamp": timestamp(self.updated_at),
+                "timestamp": timestamp(self.updated_at).rfc3339(),
                 "title": self.title,
                 "source_type": self.source_type,
                 "priority": self.priority,

@@ -292,6 +292,25 @@ def test_observed_at_alone_is_a_replay_and_keeps_the_first(engine: ReferenceEngi
     assert [hit.meta.observed_at for hit in list_all(engine)] == [first]
 
 
+def test_windows_and_turn_times_are_exact_to_the_nanosecond(engine: ReferenceEngine) -> None:
+    bound = "2025-05-06T07:08:09.123456789Z"
+    before = engine.store(doc("just before", observed_at="2025-05-06T07:08:09.123456788Z")).id
+    on = engine.store(doc("on the bound", observed_at=bound)).id
+    after_window = MetaFilter(observed_after=bound)
+    before_window = MetaFilter(observed_before=bound)
+    assert [h.id for h in list_all(engine, after_window)] == [on]
+    assert [h.id for h in list_all(engine, before_window)] == [before]
+    assert list_all(engine, MetaFilter(observed_after=bound, observed_before=bound)) == []
+    turns = [
+        conversation([Turn(role=Role.USER, text="hi", at=f"2025-05-06T07:08:09.00000000{n}Z")])
+        for n in (1, 2)
+    ]
+    receipts = [engine.store(item) for item in turns]
+    assert not any(r.replayed for r in receipts) and receipts[0].id != receipts[1].id
+    listed = {h.id: h for h in list_all(engine, MetaFilter.for_kinds(ItemKind.CONVERSATION))}
+    assert set(listed) == {r.id for r in receipts}
+
+
 def test_a_changed_tag_is_a_new_item(engine: ReferenceEngine) -> None:
     one = engine.store(doc("tagged", tags=["a"]))
     two = engine.store(doc("tagged", tags=["b"]))

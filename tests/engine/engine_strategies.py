@@ -21,6 +21,7 @@ from conformance.engine import (
     SourceKind,
     SourceRef,
     StoreItem,
+    Timestamp,
     ToolCallRef,
     Turn,
     TurnRange,
@@ -39,6 +40,13 @@ segments = st.builds(Segment, segment_kinds, segment_ids)
 namespaces = st.lists(segments, max_size=8).map(Namespace)
 
 utc_times = st.datetimes(timezones=st.just(UTC))
+
+# Instants the contract can carry and a datetime cannot: any nanosecond of years 1..9999.
+nano_times = st.integers(
+    min_value=Timestamp.parse("0001-01-01T00:00:00Z").nanos,
+    max_value=Timestamp.parse("9999-12-31T23:59:59.999999999Z").nanos,
+).map(Timestamp)
+any_times = utc_times | nano_times
 
 # Confidences as an f32 reads them back, so a JSON round trip gives the same float.
 confidences = st.floats(min_value=0.0, max_value=1.0).map(f32_wire)
@@ -66,7 +74,7 @@ metas = st.builds(
     tool_call=st.none() | tool_calls,
     source=st.builds(SourceRef, kind=st.sampled_from(list(SourceKind)), id=optional_texts),
     tags=st.lists(texts, max_size=3),
-    observed_at=st.none() | utc_times,
+    observed_at=st.none() | any_times,
     derive=st.none() | st.booleans(),
     observed_actor=st.none() | st.builds(ObservedActor, id=texts, name=optional_texts),
 )
@@ -75,7 +83,7 @@ turns = st.builds(
     Turn,
     role=st.sampled_from(list(Role)),
     text=non_blank_texts,
-    at=st.none() | utc_times,
+    at=st.none() | any_times,
     tool_calls=st.lists(tool_calls, max_size=2),
 )
 

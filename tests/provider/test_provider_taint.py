@@ -34,7 +34,7 @@ ENTRY: dict[str, Any] = {
     "key": "k",
     "content": "c",
     "category": "core",
-    "timestamp": "t",
+    "timestamp": "1970-01-01T00:00:00Z",
 }
 RECORD: dict[str, Any] = {"kind": "entry", "id": "i", "namespace": "n", "payload": {"key": "k"}}
 DOCUMENT: dict[str, Any] = {

@@ -179,10 +179,10 @@ def test_a_limit_in_recall_opts_is_not_a_field() -> None:
 
 def test_entry_without_optional_keys_writes_them_back_as_null() -> None:
     entry = MemoryEntry.model_validate_json(
-        '{"id":"i","key":"k","content":"c","category":"core","timestamp":"t"}'
+        '{"id":"i","key":"k","content":"c","category":"core","timestamp":"2025-05-06T07:08:09Z"}'
     )
     assert entry.model_dump_json() == (
-        '{"id":"i","key":"k","content":"c","namespace":null,"category":"core","timestamp":"t",'
+        '{"id":"i","key":"k","content":"c","namespace":null,"category":"core","timestamp":"2025-05-06T07:08:09Z",'
         '"session_id":null,"score":null,"taint":"internal"}'
     )
 

@@ -18,6 +18,7 @@ from conformance.provider import (
     Other,
     OwnedRecallOpts,
     SourceScope,
+    Timestamp,
     Unavailable,
 )
 from conformance.sections import (
@@ -146,9 +147,10 @@ def test_scopes_skip_names_that_do_not_parse() -> None:
 
 
 def test_scopes_carry_last_updated_through() -> None:
-    scripted = Scripted([NamespaceSummary(namespace="learning:a", count=2, last_updated="T")])
+    at = "2025-05-06T07:08:09.123456789Z"
+    scripted = Scripted([NamespaceSummary(namespace="learning:a", count=2, last_updated=at)])
     assert Sections(scripted).learnings().scopes() == [
-        SectionScope(Namespace.learning("a"), 2, "T")
+        SectionScope(Namespace.learning("a"), 2, Timestamp.parse(at))
     ]
 
 

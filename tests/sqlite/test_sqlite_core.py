@@ -58,7 +58,7 @@ def test_store_get_round_trip(provider: SqliteProvider) -> None:
     assert entry.category == MemoryCategory.CORE
     assert entry.session_id == "session-1"
     assert entry.score is None
-    assert RFC3339_UTC.fullmatch(entry.timestamp)
+    assert RFC3339_UTC.fullmatch(entry.timestamp.rfc3339())
     assert provider.get("round-trip", "never-stored") is None
     assert provider.get("never-written", "k1") is None
 
@@ -110,7 +110,8 @@ def test_list_filters_narrow_and_summaries_count(provider: SqliteProvider) -> No
     assert [e.category for e in custom] == [MemoryCategory.custom("notes")]
     (summary,) = provider.namespaces()
     assert (summary.namespace, summary.count) == ("filters", 3)
-    assert summary.last_updated is not None and RFC3339_UTC.fullmatch(summary.last_updated)
+    assert summary.last_updated is not None
+    assert RFC3339_UTC.fullmatch(summary.last_updated.rfc3339())
 
 
 def test_list_none_spans_every_namespace(provider: SqliteProvider) -> None:

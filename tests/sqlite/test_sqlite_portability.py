@@ -132,7 +132,7 @@ def test_records_carry_the_mandatory_payload(provider: SqliteProvider) -> None:
         "content": "portable",
         "category": "custom:x",
         "session_id": "s1",
-        "timestamp": entry.timestamp,
+        "timestamp": entry.timestamp.rfc3339(),
     }
 
 
