@@ -20,11 +20,13 @@ from conformance.provider import (
     REFERENCE_DRIVER_ID,
     SCOPE_UNAPPLIED,
     Capabilities,
+    Capability,
     ExportPage,
     ExportRecord,
     ImportOutcome,
     Invalid,
     MemoryCategory,
+    MemoryDocuments,
     MemoryEntry,
     MemoryHealth,
     MemoryTaint,
@@ -36,6 +38,8 @@ from conformance.provider import (
     entry_record,
 )
 
+from .documents import ReferenceDocuments
+
 __all__ = ["EXPORT_PAGE_MAX", "TIMESTAMP", "ReferenceProvider"]
 
 TIMESTAMP: Final = Timestamp(0)
@@ -45,12 +49,14 @@ clock."""
 EXPORT_PAGE_MAX: Final = 64
 """The most records one export page carries, whatever `limit` asks for."""
 
+_CAPABILITIES: Final = Capabilities.mandatory().with_(Capability.DOCUMENTS)
+
 # The only cursors this driver issues: canonical decimal offsets ("0", "17", never "017").
 _CURSOR: Final = re.compile(r"0|[1-9][0-9]*")
 
 
 class ReferenceProvider(ProviderBase):
-    """In-memory provider serving the three mandatory families; thread-safe.
+    """In-memory provider serving the three mandatory families and `documents`; thread-safe.
 
     - `store` upserts on `(namespace, key)`, replacing content, category, session
       and taint; the taint is kept exactly as given.
@@ -60,23 +66,30 @@ class ReferenceProvider(ProviderBase):
       content and scores a hit `len(query) / len(content)` (both lowercased): in
       (0, 1], higher when the query covers more of the entry.
     - Export cursors are decimal offsets into all rows in `(namespace, key)` order.
+    - `as_documents()` serves the `documents` family (`ReferenceDocuments`), whose
+      documents are records of their own, not core entries.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._rows: dict[tuple[str, str], MemoryEntry] = {}
+        self._documents = ReferenceDocuments()
 
     def driver_id(self) -> str:
         """`"reference"`."""
         return REFERENCE_DRIVER_ID
 
     def capabilities(self) -> Capabilities:
-        """Exactly the mandatory families."""
-        return Capabilities.mandatory()
+        """The mandatory families and `documents`."""
+        return _CAPABILITIES
 
     def health(self) -> MemoryHealth:
         """Always ready: there is nothing to lose contact with."""
         return MemoryHealth.ready()
+
+    def as_documents(self) -> MemoryDocuments | None:
+        """The `documents` family."""
+        return self._documents
 
     # -- core ---------------------------------------------------------------------------
 

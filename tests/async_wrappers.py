@@ -5,6 +5,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 
+from pydantic import JsonValue
+
 from conformance.engine import (
     EngineDescriptor,
     EngineHealth,
@@ -25,19 +27,24 @@ from conformance.engine import (
     StoreReceipt,
 )
 from conformance.provider import (
+    AsyncMemoryDocuments,
     AsyncProviderBase,
     Capabilities,
     ExportPage,
     ExportRecord,
     ImportOutcome,
     MemoryCategory,
+    MemoryDocuments,
     MemoryEntry,
     MemoryHealth,
     MemoryProvider,
     MemoryTaint,
+    NamespaceDocumentInput,
+    NamespaceRetrievalContext,
     NamespaceSummary,
     OwnedRecallOpts,
     SourceScope,
+    StoredMemoryDocument,
 )
 from reference_driver.engine import ReferenceEngine
 
@@ -80,6 +87,39 @@ class AsyncEngineOver:
         return self.inner.get(req)
 
 
+class AsyncDocumentsOver(AsyncMemoryDocuments):
+    """An `async def` documents family answering through a synchronous one."""
+
+    def __init__(self, inner: MemoryDocuments) -> None:
+        self.inner = inner
+
+    async def put_document(self, document: NamespaceDocumentInput) -> str:
+        return self.inner.put_document(document)
+
+    async def get_document(self, namespace: str, key: str) -> StoredMemoryDocument | None:
+        return self.inner.get_document(namespace, key)
+
+    async def list_documents(self, namespace: str | None) -> JsonValue:
+        return self.inner.list_documents(namespace)
+
+    async def list_namespaces(self) -> builtins.list[str]:
+        return self.inner.list_namespaces()
+
+    async def delete_document(self, namespace: str, document_id: str) -> JsonValue:
+        return self.inner.delete_document(namespace, document_id)
+
+    async def clear_namespace(self, namespace: str) -> None:
+        self.inner.clear_namespace(namespace)
+
+    async def query_documents(
+        self, namespace: str, query: str, limit: int
+    ) -> NamespaceRetrievalContext:
+        return self.inner.query_documents(namespace, query, limit)
+
+    async def recall_documents(self, namespace: str, limit: int) -> NamespaceRetrievalContext:
+        return self.inner.recall_documents(namespace, limit)
+
+
 class AsyncOver(AsyncProviderBase):
     """An `async def` provider answering through a synchronous one."""
 
@@ -94,6 +134,10 @@ class AsyncOver(AsyncProviderBase):
 
     async def health(self) -> MemoryHealth:
         return self.inner.health()
+
+    def as_documents(self) -> AsyncMemoryDocuments | None:
+        documents = self.inner.as_documents()
+        return None if documents is None else AsyncDocumentsOver(documents)
 
     async def store(
         self,

@@ -8,13 +8,12 @@ from typing import Any, NamedTuple
 
 from conformance.provider import (
     Backend,
-    Capabilities,
-    Capability,
     ExportPage,
     ExportRecord,
     ImportOutcome,
     Invalid,
     MemoryCategory,
+    MemoryDocuments,
     MemoryEntry,
     MemoryTaint,
     NamespaceSummary,
@@ -75,8 +74,8 @@ class Hooked(ReferenceProvider):
 class AdvertisesDocuments(ReferenceProvider):
     """Claims the documents family but offers no accessor for it."""
 
-    def capabilities(self) -> Capabilities:
-        return super().capabilities().with_(Capability.DOCUMENTS)
+    def as_documents(self) -> MemoryDocuments | None:
+        return None
 
 
 class ForgetAlwaysTrue(ReferenceProvider):

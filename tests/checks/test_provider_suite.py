@@ -25,10 +25,7 @@ def test_reference_passes_every_check() -> None:
     failing = {k: r.reason for k, r in results.items() if r.outcome not in ("passed", "skipped")}
     assert failing == {}
     skipped = {k: r.reason for k, r in results.items() if r.outcome == "skipped"}
-    assert skipped == {
-        "provider.documents_round_trip": "capability `documents` not offered",
-        "provider.no_credential_in_errors": NO_CREDENTIAL,
-    }
+    assert skipped == {"provider.no_credential_in_errors": NO_CREDENTIAL}
 
 
 def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:

@@ -10,6 +10,7 @@ from conformance.provider import (
     GLOBAL_NAMESPACE,
     SCOPE_UNAPPLIED,
     Capabilities,
+    Capability,
     ExportRecord,
     ImportOutcome,
     Invalid,
@@ -65,7 +66,7 @@ def record(
 
 def test_identity_capabilities_and_health(provider: ReferenceProvider) -> None:
     assert provider.driver_id() == "reference"
-    assert provider.capabilities() == Capabilities.mandatory()
+    assert provider.capabilities() == Capabilities.mandatory().with_(Capability.DOCUMENTS)
     provider.capabilities().validate()
     assert audit_provider(provider) is None
     assert provider.health() == MemoryHealth.ready()

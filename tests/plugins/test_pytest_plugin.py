@@ -36,11 +36,16 @@ def test_reference_provider_passes(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(
         "--driver=reference", "--profile=provider", "-q", "--conformance-report=out/report.json"
     )
-    result.assert_outcomes(passed=PROVIDER_CHECKS - 2, skipped=2)
+    result.assert_outcomes(passed=PROVIDER_CHECKS - 1, skipped=1)
     report = report_of(pytester.path / "out/report.json")
     assert report.summary.verdict == "pass"
-    assert report.profiles["provider"].level == "core"
-    assert report.profiles["provider"].capabilities == ["core", "recall", "portability"]
+    assert report.profiles["provider"].level == "full"
+    assert report.profiles["provider"].capabilities == [
+        "core",
+        "recall",
+        "documents",
+        "portability",
+    ]
     assert report.driver.distribution == "tinymemory-conformance"
     assert (pytester.path / "out/report.md").read_text().startswith("## TinyMemory conformance")
 
@@ -90,7 +95,7 @@ def test_settings_come_from_pyproject_and_the_command_line_wins(
     assert (pytester.path / "from-file.json").exists()
     result.assert_outcomes(passed=4, skipped=PROVIDER_CHECKS - 4)
     result = pytester.runpytest("-q", "--driver=reference")
-    result.assert_outcomes(passed=PROVIDER_CHECKS - 2, skipped=2)
+    result.assert_outcomes(passed=PROVIDER_CHECKS - 1, skipped=1)
 
 
 def test_unknown_setting_in_pyproject_is_an_error(pytester: pytest.Pytester) -> None:
@@ -125,7 +130,7 @@ def test_driver_not_satisfying_the_protocol_is_reported(pytester: pytest.Pyteste
 
 def test_async_driver_runs_every_check(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(f"--driver={DRIVERS}:AsyncReference", "--profile=provider", "-q")
-    result.assert_outcomes(passed=PROVIDER_CHECKS - 2, skipped=2)
+    result.assert_outcomes(passed=PROVIDER_CHECKS - 1, skipped=1)
 
 
 def test_a_call_past_the_timeout_is_inconclusive_and_the_run_goes_on(
