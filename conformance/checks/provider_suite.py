@@ -27,7 +27,10 @@ from conformance.checks.provider_recall import (
     assert_recall_respects_limit_and_namespace,
     assert_recall_respects_source_scope,
 )
-from conformance.checks.provider_sections import assert_namespaces_preserve_their_section
+from conformance.checks.provider_sections import (
+    assert_namespaces_preserve_their_section,
+    assert_section_writes_are_enumerable,
+)
 from conformance.checks.provider_support import provider_retains_writes
 from conformance.checks.provider_timestamps import assert_timestamps_are_well_formed
 from conformance.checks.provider_valid_input import assert_accepts_valid_input
@@ -53,6 +56,7 @@ __all__ = [
     "assert_recall_ranks_best_first",
     "assert_recall_respects_limit_and_namespace",
     "assert_recall_respects_source_scope",
+    "assert_section_writes_are_enumerable",
     "assert_store_get_round_trip",
     "assert_taint_is_preserved",
     "assert_timestamps_are_well_formed",

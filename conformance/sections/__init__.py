@@ -4,7 +4,9 @@
 list by scope; `scopes()` and `list_section()` across it) and a `SectionRecall`
 (`in_scope`, one call; `across_section`, a capped fan-out). The `Async...` twins
 do the same over an `async def` provider. Every refusal is
-`conformance.provider.Invalid` carrying one of the constants below.
+`conformance.provider.Invalid` carrying one of the constants below. Enumeration never
+drops a namespace: a name the driver reports in a section that is not a valid namespace
+fails the enumerating call with `conformance.provider.Backend` naming it.
 """
 
 from .constants import (

@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from conformance.provider import Invalid, MemoryEntry, MemorySection, Namespace, NamespaceSummary
+from conformance.provider import (
+    Backend,
+    Invalid,
+    MemoryEntry,
+    MemorySection,
+    Namespace,
+    NamespaceSummary,
+)
 
 from .constants import MAX_SECTION_NAMESPACES
 from .values import SectionScope
@@ -20,23 +27,44 @@ def scopes_in_section(
 ) -> list[SectionScope]:
     """The summaries whose namespace is in `section`, by entries desc then namespace asc.
 
-    `section` must already be normalised. Unsectioned names, other sections'
-    names and names the convention cannot parse are skipped: a driver may hold
-    names this vocabulary does not admit, and one of them must not make the
-    section unlistable.
+    `section` must already be normalised. Unsectioned names and other sections' names
+    are not the section's. A name that claims the section (it starts with the section's
+    prefix and `:`) but is no valid namespace is never skipped: the section would look
+    emptier than the store is, after writes that succeeded. `Backend` names it instead,
+    since the driver reported a name no call can address.
     """
     scopes: list[SectionScope] = []
+    unreadable: list[tuple[str, str]] = []
+    claim = f"{section.prefix}:"
     for summary in summaries:
         try:
             namespace = Namespace.parse(summary.namespace)
-        except Invalid:
+        except Invalid as error:
+            if summary.namespace.startswith(claim):
+                unreadable.append((summary.namespace, error.message))
             continue
         if namespace.is_in(section):
             scopes.append(SectionScope(namespace, summary.count, summary.last_updated))
+    if unreadable:
+        raise Backend(unreadable_names(section, unreadable))
     # Size, not recency: `last_updated` is optional, and sorting on `None` would
     # make which namespaces the fan-out cap drops arbitrary.
     scopes.sort(key=lambda scope: (-scope.entries, scope.namespace))
     return scopes
+
+
+_NAMED_AT_MOST = 3
+
+
+def unreadable_names(section: MemorySection, unreadable: list[tuple[str, str]]) -> str:
+    """The message for names of `section` the driver reports and no call can address."""
+    named = "; ".join(f"{name!r} ({why})" for name, why in unreadable[:_NAMED_AT_MOST])
+    more = len(unreadable) - _NAMED_AT_MOST
+    tail = f"; and {more} more" if more > 0 else ""
+    return (
+        f"the driver reports namespaces of the {section.prefix} section that are not valid "
+        f"namespaces, so no call can address them: {named}{tail}"
+    )
 
 
 def fan_out(scopes: list[SectionScope]) -> tuple[list[SectionScope], bool]:

@@ -70,7 +70,8 @@ class SectionRecall:
         `limit`. `truncated` means a namespace was skipped. Refused with `Invalid`,
         before any call, when `opts.namespace` is set, when `cross_session` or
         `session_id` is set (`CROSS_SESSION_FAN_OUT_CONFLICT`, on every section),
-        or when the section's prefix is unusable. Any recall error fails the call.
+        or when the section's prefix is unusable; `Backend`, as `scopes()`, when the driver
+        reports names of the section no call can address. Any recall error fails the call.
         """
         refuse_fan_out(opts)
         visit, truncated = fan_out(SectionView(self._provider, section).scopes())

@@ -83,7 +83,8 @@ class SectionView:
         """Every namespace of this section, by entries desc then namespace asc.
 
         One `namespaces` call. `Invalid`, with no call, when the section's prefix
-        cannot form a namespace.
+        cannot form a namespace. `Backend` naming them when the driver reports names
+        of this section that are not valid namespaces: they are never skipped.
         """
         require_usable(self._section)
         return scopes_in_section(self._section, self._provider.namespaces())
@@ -93,7 +94,8 @@ class SectionView:
     ) -> builtins.list[MemoryEntry]:
         """Every entry of the section matching the filters, by (namespace, key).
 
-        One `namespaces` call plus one `list` per scope, uncapped.
+        One `namespaces` call plus one `list` per scope, uncapped; fails as `scopes()`
+        does.
         """
         return by_address(
             entry
@@ -158,7 +160,8 @@ class AsyncSectionView:
         """Every namespace of this section, by entries desc then namespace asc.
 
         One `namespaces` call. `Invalid`, with no call, when the section's prefix
-        cannot form a namespace.
+        cannot form a namespace. `Backend` naming them when the driver reports names
+        of this section that are not valid namespaces: they are never skipped.
         """
         require_usable(self._section)
         return scopes_in_section(self._section, await self._provider.namespaces())
@@ -168,7 +171,8 @@ class AsyncSectionView:
     ) -> builtins.list[MemoryEntry]:
         """Every entry of the section matching the filters, by (namespace, key).
 
-        One `namespaces` call plus one `list` per scope, uncapped.
+        One `namespaces` call plus one `list` per scope, uncapped; fails as `scopes()`
+        does.
         """
         entries: builtins.list[MemoryEntry] = []
         for scope in await self.scopes():

@@ -1,8 +1,11 @@
-"""Canonical identifiers and physical storage addresses (contract-reference A11).
+"""Canonical identifiers, logical namespaces and physical storage addresses.
 
-`canonical_identifier` is the logical, delimiter-preserving form of a namespace or key;
-`sanitize_namespace` is the physical address (database column and directory name). The
-address is path-safe but not injective: "a:b_c" and "a_b:c" both become "a_b_c".
+`canonical_identifier` is the PII-redacted, delimiter-preserving form of a namespace or
+key. `logical_namespace` is the name a row is reported under: the canonical identifier
+with each redaction placeholder spelled as the address spells it, so it is itself a valid
+namespace. `sanitize_namespace` is the physical address (database column and directory
+name). The address is path-safe but not injective: "a:b_c" and "a_b:c" both become
+"a_b_c".
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ from .pii import has_likely_pii, redact_pii
 
 __all__ = [
     "GLOBAL_NAMESPACE",
+    "REDACTION_PLACEHOLDER",
     "address_directory",
     "address_path",
     "canonical_document_key",
     "canonical_identifier",
+    "logical_namespace",
     "sanitize_namespace",
 ]
 
@@ -32,10 +37,28 @@ _WHITE_SPACE = (
 )
 _OUTSIDE_ALLOW_LIST = re.compile(r"[^A-Za-z0-9_/-]")
 
+REDACTION_PLACEHOLDER = re.compile(r"\[(REDACTED_PII_[A-Z_]+)\]")
+"""A placeholder `redact_pii` writes (`[REDACTED_PII_SSN]`); group 1 is its inner word."""
+
 
 def canonical_identifier(value: str) -> str:
     """`value` with PII redacted (strict set) if the strict gate fires, else unchanged."""
     return redact_pii(value, strict=True).value if has_likely_pii(value) else value
+
+
+def logical_namespace(ns: str) -> str:
+    """The name a row written under `ns` is reported under (the `logical_namespace` column).
+
+    `canonical_identifier(ns)`, delimiter-preserving and PII-redacted, with each
+    placeholder's brackets spelled `_` as the address spells them (`[REDACTED_PII_SSN]`
+    becomes `_REDACTED_PII_SSN_`): the brackets are not namespace characters, and a name
+    that does not parse could be neither enumerated by section nor read back. Spelled
+    so, the name is a valid namespace that sanitises to the very address `ns` does, so
+    reading it finds the same rows, and the redacted identifier is still in neither
+    column. The placeholder is 7 bytes longer than an SSN, so a name within that of the
+    200-byte limit reports a name over it.
+    """
+    return REDACTION_PLACEHOLDER.sub(r"_\1_", canonical_identifier(ns))
 
 
 def canonical_document_key(key: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -22,7 +21,12 @@ from conformance.provider import (
     NamespaceDocumentInput,
 )
 
-from .address import canonical_document_key, canonical_identifier, sanitize_namespace
+from .address import (
+    REDACTION_PLACEHOLDER,
+    canonical_document_key,
+    logical_namespace,
+    sanitize_namespace,
+)
 
 __all__ = [
     "CHAT_SOURCE",
@@ -33,11 +37,6 @@ __all__ = [
     "read_address",
     "read_key",
 ]
-
-# A redaction placeholder holds "[" and "]", which `Namespace.parse` refuses. A name the
-# store reports (`user:[REDACTED_PII_SSN]`) must still be writable, or an export of it
-# could not be imported.
-_PLACEHOLDER: Final = re.compile(r"\[REDACTED_PII_[A-Z_]+\]")
 
 CHAT_SOURCE: Final = "chat"
 """`source_type` of a row written through `MemoryCore.store`."""
@@ -81,8 +80,11 @@ def _utf8(value: str, what: str) -> str:
 # read; both functions are pure.
 @functools.lru_cache(maxsize=1024)
 def _writable_namespace(namespace: str) -> tuple[str, str]:
-    Namespace.parse(_PLACEHOLDER.sub("x", namespace))
-    return sanitize_namespace(namespace), canonical_identifier(namespace)
+    # A redaction placeholder holds "[" and "]", which `Namespace.parse` refuses. A name
+    # this store reported before schema version 3 (`user:[REDACTED_PII_SSN]`) must still
+    # be writable, or an export of it could not be imported.
+    Namespace.parse(REDACTION_PLACEHOLDER.sub("x", namespace))
+    return sanitize_namespace(namespace), logical_namespace(namespace)
 
 
 @functools.lru_cache(maxsize=1024)

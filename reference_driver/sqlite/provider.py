@@ -4,8 +4,10 @@ A workspace directory holds `memory.db` (SQLite, WAL) and `namespaces/<address>/
 Markdown file per entry. Entries are rows keyed by `(physical address, key)`: the address
 is `sanitize_namespace(namespace)` (path-safe, PII-redacted, not injective), the key is
 `canonical_document_key(key)`. Each row also carries its logical namespace
-(`canonical_identifier(namespace)`, delimiter-preserving), which is what enumeration and
-reads report, so `conversation:thread-1` comes back under its `:` spelling.
+(`logical_namespace(namespace)`: delimiter-preserving, PII-redacted, itself a valid
+namespace addressing the same rows), which is what enumeration and reads report, so
+`conversation:thread-1` comes back under its `:` spelling and
+`conversation:thread-123-45-6789` as `conversation:thread-_REDACTED_PII_SSN_`.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ class Row(NamedTuple):
     physical: str
     """The sanitised address (`memory_docs.namespace`)."""
     logical: str | None
-    """`canonical_identifier` of the namespace written; `None` before schema version 2."""
+    """`logical_namespace` of the namespace written; `None` before schema version 2."""
     key: str
     title: str
     content: str

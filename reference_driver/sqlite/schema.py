@@ -3,8 +3,12 @@
 Version 1 is the store before the logical namespace: rows addressed by the sanitised
 physical namespace alone. Version 2 adds the nullable `logical_namespace` column and
 backfills nothing (seed §4): a row written before it keeps `NULL`, enumerates under its
-physical address, and heals when it is next written. The full-text index is not part of
-the versioned schema: it is derived data, built whenever the SQLite build has FTS5.
+physical address, and heals when it is next written. Version 3 respells the redaction
+placeholders inside logical names (`[REDACTED_PII_SSN]` becomes `_REDACTED_PII_SSN_`, see
+`address.logical_namespace`), so every reported name is a valid namespace; the physical
+address does not change, and neither does any other column. The full-text index is not
+part of the versioned schema: it is derived data, built whenever the SQLite build has
+FTS5.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Final
 
+from .address import REDACTION_PLACEHOLDER
 from .database import transaction
 
 __all__ = [
@@ -26,7 +31,7 @@ __all__ = [
     "schema_version",
 ]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The version this driver reads and writes."""
 
 FTS_TABLE: Final = "memory_docs_fts"
@@ -85,8 +90,22 @@ def _add_logical_namespace(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE memory_docs ADD COLUMN logical_namespace TEXT")
 
 
+def _respell_placeholders(conn: sqlite3.Connection) -> None:
+    # Rewrites only names holding a bracketed placeholder, which no name written since
+    # holds, so a re-run changes nothing.
+    held = conn.execute(
+        "SELECT id, logical_namespace FROM memory_docs "
+        "WHERE logical_namespace LIKE '%[REDACTED_PII_%'"
+    ).fetchall()
+    conn.executemany(
+        "UPDATE memory_docs SET logical_namespace = ? WHERE id = ?",
+        [(REDACTION_PLACEHOLDER.sub(r"_\1_", str(name)), rowid) for rowid, name in held],
+    )
+
+
 _MIGRATIONS: Final[dict[int, Callable[[sqlite3.Connection], None]]] = {
     2: _add_logical_namespace,
+    3: _respell_placeholders,
 }
 """The step that brings a database from `version - 1` to `version`."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import re
 import unicodedata
 from typing import Any, NamedTuple
 
@@ -191,6 +192,32 @@ class CollapsesSectionColon(ReferenceProvider):
     def namespaces(self) -> builtins.list[NamespaceSummary]:
         return [
             s.model_copy(update={"namespace": s.namespace.replace(":", "_")})
+            for s in super().namespaces()
+        ]
+
+
+_SSN = re.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
+
+
+class ReportsBracketedRedaction(ReferenceProvider):
+    """Enumerates a name carrying a social security number with it redacted in brackets
+    (`conversation:thread-[REDACTED_PII_SSN]`): no valid namespace (the sqlite store's
+    former bug)."""
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        return [
+            s.model_copy(update={"namespace": _SSN.sub("[REDACTED_PII_SSN]", s.namespace)})
+            for s in super().namespaces()
+        ]
+
+
+class ReportsARedactedNameThatAddressesNothing(ReferenceProvider):
+    """Enumerates a name carrying a social security number redacted to a valid namespace
+    under which nothing can be read back."""
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        return [
+            s.model_copy(update={"namespace": _SSN.sub("REDACTED", s.namespace)})
             for s in super().namespaces()
         ]
 
@@ -669,6 +696,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RecallNoneSearchesEverything: "provider.namespace_none_semantics",
     RecallIgnoresScope: "provider.recall_respects_source_scope",
     CollapsesSectionColon: "provider.namespaces_preserve_their_section",
+    ReportsBracketedRedaction: "provider.section_writes_are_enumerable",
+    ReportsARedactedNameThatAddressesNothing: "provider.section_writes_are_enumerable",
     ExportNeverEnds: "provider.export_cursor_terminates",
     ExportCursorRepeats: "provider.export_cursor_terminates",
     AcceptsForeignCursor: "provider.export_cursor_terminates",

@@ -9,11 +9,13 @@ from typing import Any, TypeVar
 import pytest
 
 from conformance.provider import (
+    Backend,
     Invalid,
     MemoryCategory,
     MemorySection,
     MemoryTaint,
     Namespace,
+    NamespaceSummary,
     OwnedRecallOpts,
 )
 from conformance.sections import (
@@ -28,7 +30,7 @@ from conformance.sections import (
 from reference_driver.provider import ReferenceProvider
 from tests.async_wrappers import AsyncOver
 
-from .fakes import Recording
+from .fakes import Recording, Scripted
 
 T = TypeVar("T")
 NO_OPTS = OwnedRecallOpts()
@@ -153,3 +155,20 @@ def test_the_async_view_normalises_its_section() -> None:
     )
     assert view.section == MemorySection.CONVERSATION
     assert view.namespace("t").as_str() == "conversation:t"
+
+
+def test_an_unreadable_name_of_the_section_is_reported_by_the_async_twin_too() -> None:
+    scripted = Scripted(
+        [
+            NamespaceSummary(namespace="learning:ok", count=1),
+            NamespaceSummary(namespace="learning:[REDACTED_PII_SSN]", count=1),
+        ]
+    )
+    sections = AsyncSections(AsyncOver(scripted))
+    for call in (
+        sections.learnings().scopes,
+        sections.learnings().list_section,
+        lambda: sections.recall().across_section(LEARNING, "needle", 5, NO_OPTS),
+    ):
+        with pytest.raises(Backend, match=r"'learning:\[REDACTED_PII_SSN\]'"):
+            run(call())

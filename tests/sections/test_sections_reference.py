@@ -8,6 +8,7 @@ import pytest
 
 from conformance.provider import (
     SCOPE_UNAPPLIED,
+    Backend,
     Invalid,
     MemoryCategory,
     MemoryEntry,
@@ -134,16 +135,68 @@ def test_scopes_break_ties_by_namespace_and_keep_colons_in_the_scope() -> None:
     assert [s.scope() for s in scopes] == ["a", "a:z", "b", "c"]
 
 
-def test_scopes_skip_names_that_do_not_parse() -> None:
+UNREADABLE = [
+    NamespaceSummary(namespace="learning:ok", count=1),
+    NamespaceSummary(namespace="learning:has space", count=9),
+    NamespaceSummary(namespace="learning:a/../b", count=9),
+]
+
+
+def test_names_of_the_section_that_do_not_parse_are_reported_not_skipped() -> None:
+    sections = Sections(Scripted(UNREADABLE, hits={"learning:ok": [hit("learning:ok", "k", 1)]}))
+    expected = (
+        "backend failed: the driver reports namespaces of the learning section that are not "
+        "valid namespaces, so no call can address them: 'learning:has space' (namespace "
+        "contains disallowed character ' '); 'learning:a/../b' (namespace must not contain "
+        "a '..' segment)"
+    )
+    for call in (
+        sections.learnings().scopes,
+        sections.learnings().list_section,
+        lambda: sections.recall().across_section(LEARNING, "needle", 5, NO_OPTS),
+    ):
+        with pytest.raises(Backend) as caught:
+            call()
+        assert str(caught.value) == expected
+
+
+def test_unreadable_names_of_other_sections_do_not_stop_this_one() -> None:
     scripted = Scripted(
         [
-            NamespaceSummary(namespace="learning:ok", count=1),
-            NamespaceSummary(namespace="learning:has space", count=9),
+            *UNREADABLE,
             NamespaceSummary(namespace="", count=9),
-            NamespaceSummary(namespace="learning:a/../b", count=9),
+            NamespaceSummary(namespace="bad name", count=9),
+            NamespaceSummary(namespace="learnings:has space", count=9),
         ]
     )
-    assert [s.scope() for s in Sections(scripted).learnings().scopes()] == ["ok"]
+    assert Sections(scripted).documents().scopes() == []
+    with pytest.raises(Backend, match="learnings:has space"):
+        Sections(scripted).section(MemorySection.custom("learnings")).scopes()
+
+
+def test_many_unreadable_names_are_counted() -> None:
+    names = [NamespaceSummary(namespace=f"tool:bad {n}", count=1) for n in range(5)]
+    with pytest.raises(Backend, match=r"'tool:bad 2' \(.*\); and 2 more$"):
+        Sections(Scripted(names)).section(MemorySection.TOOL).scopes()
+
+
+def test_a_scope_carrying_personal_data_is_enumerable() -> None:
+    """The issue's scenario on the reference store, which keeps names verbatim."""
+    sections = Sections(ReferenceProvider())
+    view = sections.conversations()
+    written = view.put(
+        "thread-123-45-6789",
+        "turn-1",
+        "needle",
+        MemoryCategory.CONVERSATION,
+        None,
+        MemoryTaint.INTERNAL,
+    )
+    assert view.get("thread-123-45-6789", "turn-1") is not None
+    assert [s.namespace for s in view.scopes()] == [written]
+    assert [e.key for e in view.list_section()] == ["turn-1"]
+    found = sections.recall().across_section(MemorySection.CONVERSATION, "needle", 5, NO_OPTS)
+    assert [h.key for h in found.hits] == ["turn-1"]
 
 
 def test_scopes_carry_last_updated_through() -> None:

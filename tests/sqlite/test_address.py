@@ -9,12 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.provider import Namespace
 from reference_driver.sqlite.address import (
     GLOBAL_NAMESPACE,
     address_directory,
     address_path,
     canonical_document_key,
     canonical_identifier,
+    logical_namespace,
     sanitize_namespace,
 )
 
@@ -90,6 +92,47 @@ def test_canonical_identifier_does_not_trim() -> None:
 def test_canonical_identifier_is_idempotent(value: str) -> None:
     once = canonical_identifier(value)
     assert canonical_identifier(once) == once
+
+
+# Valid provider namespaces, some carrying strict-set PII in a scope.
+PII_SCOPES = ("123-45-6789", "AB123456C", "12345678Z", "X1234567L", "ABCDE1234F", "900101-1234567")
+valid_namespaces = st.builds(
+    lambda prefix, pieces: f"{prefix}:{'-'.join(pieces)}",
+    st.sampled_from(("conversation", "learning", "user", "tool")),
+    st.lists(
+        st.sampled_from(("thread", "a.b", "x@y", "p+q", "z_1", "dir/leaf", *PII_SCOPES)),
+        min_size=1,
+        max_size=4,
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("namespace", "logical"),
+    [
+        ("conversation:thread-123-45-6789", "conversation:thread-_REDACTED_PII_SSN_"),
+        ("user:AB123456C", "user:_REDACTED_PII_NINO_"),
+        ("conversation:thread-8f21", "conversation:thread-8f21"),
+        (
+            "conversation:whatsapp-web:12025551234@c.us",
+            "conversation:whatsapp-web:12025551234@c.us",
+        ),
+        # The spelling an earlier schema reported names the same namespace.
+        ("user:[REDACTED_PII_SSN]", "user:_REDACTED_PII_SSN_"),
+    ],
+)
+def test_logical_namespace_examples(namespace: str, logical: str) -> None:
+    assert logical_namespace(namespace) == logical
+
+
+@given(valid_namespaces)
+def test_the_logical_name_is_a_namespace_addressing_the_same_rows(namespace: str) -> None:
+    logical = logical_namespace(namespace)
+    parsed = Namespace.parse(logical)
+    assert parsed.section() == Namespace.parse(namespace).section()
+    assert sanitize_namespace(logical) == sanitize_namespace(namespace)
+    assert logical_namespace(logical) == logical
+    assert not any(pii in logical for pii in PII_SCOPES)
 
 
 def test_canonical_document_key_trims_then_canonicalises() -> None:

@@ -19,6 +19,7 @@ import pytest
 from sqlite_helpers import files_under, put, raw_rows
 
 from conformance.provider import (
+    MemoryCategory,
     MemoryDocuments,
     MemorySection,
     MemoryTaint,
@@ -26,6 +27,7 @@ from conformance.provider import (
     NamespaceDocumentInput,
     OwnedRecallOpts,
 )
+from conformance.sections import Sections
 from reference_driver.sqlite import SqliteProvider
 
 ADDRESS = re.compile(r"[A-Za-z0-9_/-]+")
@@ -70,6 +72,48 @@ def test_the_section_api_sees_sectioned_writes(provider: SqliteProvider) -> None
     assert [scope.scope() for scope in view.scopes()] == ["rust-async"]
 
 
+@pytest.mark.parametrize("use_fts", [True, False], ids=["fts5", "scan"])
+def test_a_section_scope_carrying_personal_data_is_enumerable(
+    tmp_path: Path, use_fts: bool
+) -> None:
+    """The issue's scenario: every enumerating call finds the write, and the national id
+    reaches neither column, no file name and no mirror file."""
+    provider = SqliteProvider(tmp_path / "ws", use_fts=use_fts)
+    sections = Sections(provider)
+    view = sections.conversations()
+    view.put(
+        "thread-123-45-6789",
+        "turn-1",
+        "the needle",
+        MemoryCategory.CONVERSATION,
+        None,
+        MemoryTaint.INTERNAL,
+    )
+    entry = view.get("thread-123-45-6789", "turn-1")
+    assert entry is not None and entry.content == "the needle"
+    reported = "conversation:thread-_REDACTED_PII_SSN_"
+    assert [s.namespace.as_str() for s in view.scopes()] == [reported]
+    assert [(e.namespace, e.key) for e in view.list_section()] == [(reported, "turn-1")]
+    found = sections.recall().across_section(
+        MemorySection.CONVERSATION, "needle", 5, OwnedRecallOpts()
+    )
+    assert [(h.namespace, h.key) for h in found.hits] == [(reported, "turn-1")]
+    assert (found.namespaces_searched, found.truncated) == (1, False)
+    # Through the reported scope, the same row: reads, recall, forget.
+    (scope,) = view.scopes()
+    assert [e.key for e in view.list(scope.scope())] == ["turn-1"]
+    assert raw_rows(provider.workspace) == [
+        ("conversation_thread-_REDACTED_PII_SSN_", reported, "turn-1")
+    ]
+    for path in files_under(provider.workspace):
+        assert "6789" not in path.relative_to(provider.workspace).as_posix()
+        if path.suffix == ".md":
+            assert "6789" not in path.read_text()
+    assert view.forget(scope.scope(), "turn-1") is True
+    assert view.scopes() == []
+    provider.shutdown()
+
+
 VALID_AWKWARD = [
     "team.alpha@example+1:thread/2",
     "x//y",
@@ -101,7 +145,7 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
     put(provider, "user:123-45-6789", "ssn-123-45-6789", "v")
     [(physical, logical, key)] = raw_rows(provider.workspace)
     assert physical == "user__REDACTED_PII_SSN_"
-    assert logical == "user:[REDACTED_PII_SSN]"
+    assert logical == "user:_REDACTED_PII_SSN_"  # a valid namespace, for the same address
     assert key == "ssn-[REDACTED_PII_SSN]"
     on_disk = [
         path.relative_to(provider.workspace).as_posix() for path in files_under(provider.workspace)
@@ -109,13 +153,18 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
     assert not any("6789" in path for path in on_disk)
     (mirror,) = files_under(provider.workspace / "namespaces")
     assert "6789" not in mirror.read_text()
-    assert [s.namespace for s in provider.namespaces()] == ["user:[REDACTED_PII_SSN]"]
-    # Reads apply the write path's transform, and the reported name addresses it too.
-    for spelling in ("user:123-45-6789", "user:[REDACTED_PII_SSN]"):
+    assert [s.namespace for s in provider.namespaces()] == ["user:_REDACTED_PII_SSN_"]
+    Namespace.parse("user:_REDACTED_PII_SSN_")  # the reported name is a namespace
+    # Reads apply the write path's transform, and the reported name addresses it too, as
+    # does the spelling an earlier schema reported.
+    for spelling in ("user:123-45-6789", "user:_REDACTED_PII_SSN_", "user:[REDACTED_PII_SSN]"):
         entry = provider.get(spelling, "ssn-123-45-6789")
-        assert entry is not None and entry.namespace == "user:[REDACTED_PII_SSN]"
-    put(provider, "user:[REDACTED_PII_SSN]", "second", "v")  # the reported name is writable
-    assert [s.count for s in provider.namespaces()] == [2]
+        assert entry is not None and entry.namespace == "user:_REDACTED_PII_SSN_"
+    put(provider, "user:_REDACTED_PII_SSN_", "second", "v")  # the reported name is writable
+    put(provider, "user:[REDACTED_PII_SSN]", "third", "v")  # and so is an older export's
+    assert [(s.namespace, s.count) for s in provider.namespaces()] == [
+        ("user:_REDACTED_PII_SSN_", 3)
+    ]
 
 
 # ------------------------------------------------------------------------- aliasing

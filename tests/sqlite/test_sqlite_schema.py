@@ -14,6 +14,7 @@ import pytest
 from sqlite_helpers import put, raw_rows
 
 from conformance.provider import Backend, MemoryCategory, OwnedRecallOpts
+from conformance.sections import Sections
 from reference_driver.sqlite import (
     SCHEMA_VERSION,
     SqliteProvider,
@@ -69,14 +70,14 @@ def test_version_1_has_no_logical_column(tmp_path: Path) -> None:
 def test_the_migration_is_idempotent(tmp_path: Path) -> None:
     v1_workspace(tmp_path, [("conversation_thread-1", "k", "legacy")])
     conn = sqlite3.connect(tmp_path / DATABASE_FILE, isolation_level=None)
-    assert migrate(conn) == SCHEMA_VERSION == 2
+    assert migrate(conn) == SCHEMA_VERSION == 3
     once = (schema_sql(conn), table(conn), schema_version(conn))
     assert "logical_namespace" in columns(conn)
-    assert migrate(conn) == 2
+    assert migrate(conn) == 3
     assert (schema_sql(conn), table(conn), schema_version(conn)) == once
     # Even with the version marker knocked back, a re-run changes nothing.
     conn.execute("PRAGMA user_version = 1")
-    assert migrate(conn) == 2
+    assert migrate(conn) == 3
     assert (schema_sql(conn), table(conn), schema_version(conn)) == once
     # No backfill: the legacy row keeps NULL.
     assert conn.execute("SELECT logical_namespace FROM memory_docs").fetchall() == [(None,)]
@@ -85,12 +86,12 @@ def test_the_migration_is_idempotent(tmp_path: Path) -> None:
 
 def test_creating_an_existing_schema_changes_nothing(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "fresh.db", isolation_level=None)
-    assert create_schema(conn) == 2
+    assert create_schema(conn) == 3
     before = schema_sql(conn)
-    assert create_schema(conn, version=1) == 2  # never downgrades
+    assert create_schema(conn, version=1) == 3  # never downgrades
     assert schema_sql(conn) == before
     with pytest.raises(ValueError):
-        create_schema(conn, version=3)
+        create_schema(conn, version=4)
     conn.close()
 
 
@@ -130,9 +131,64 @@ def test_opening_a_version_1_workspace_migrates_it_and_builds_the_index(tmp_path
     assert [h.key for h in provider.recall("needle", 5, OwnedRecallOpts(), None)] == ["k"]
     provider.shutdown()
     conn = sqlite3.connect(workspace / DATABASE_FILE)
-    assert schema_version(conn) == 2
+    assert schema_version(conn) == 3
     assert ensure_fts(conn) is True  # already there: a no-op
     conn.close()
+
+
+def v2_workspace(workspace: Path, rows: list[tuple[str, str | None, str]]) -> Path:
+    """A version 2 workspace holding `(address, logical name, key)` rows as version 2 wrote
+    them: a PII-bearing logical name still held its bracketed placeholder."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(workspace / DATABASE_FILE, isolation_level=None) as conn:
+        assert create_schema(conn, version=2) == 2
+        for physical, logical, key in rows:
+            conn.execute(
+                "INSERT INTO memory_docs (document_id, namespace, logical_namespace, key, title, "
+                "content, source_type, priority, category, session_id, created_at, updated_at, "
+                "markdown_rel_path) "
+                "VALUES (?, ?, ?, ?, ?, 'turn text', 'chat', 'medium', 'conversation', NULL, ?, ?, "
+                "'')",
+                (f"v2-{physical}-{key}", physical, logical, key, key, time.time(), time.time()),
+            )
+    conn.close()
+    return workspace
+
+
+V2_ROWS: list[tuple[str, str | None, str]] = [
+    ("conversation_thread-_REDACTED_PII_SSN_", "conversation:thread-[REDACTED_PII_SSN]", "t1"),
+    ("conversation_thread-8f21", "conversation:thread-8f21", "t2"),
+    ("conversation_legacy", None, "t3"),
+]
+
+
+def test_version_3_respells_placeholders_in_logical_names_only(tmp_path: Path) -> None:
+    workspace = v2_workspace(tmp_path / "ws", V2_ROWS)
+    conn = sqlite3.connect(workspace / DATABASE_FILE, isolation_level=None)
+    assert migrate(conn) == 3
+    assert list(
+        conn.execute("SELECT namespace, logical_namespace, key FROM memory_docs ORDER BY key")
+    ) == [
+        ("conversation_thread-_REDACTED_PII_SSN_", "conversation:thread-_REDACTED_PII_SSN_", "t1"),
+        ("conversation_thread-8f21", "conversation:thread-8f21", "t2"),
+        ("conversation_legacy", None, "t3"),
+    ]
+    once = table(conn)
+    conn.execute("PRAGMA user_version = 2")
+    assert migrate(conn) == 3
+    assert table(conn) == once
+    conn.close()
+
+
+def test_a_migrated_pii_scope_enumerates_in_its_section(tmp_path: Path) -> None:
+    provider = SqliteProvider(v2_workspace(tmp_path / "ws", V2_ROWS))
+    view = Sections(provider).conversations()
+    assert [s.scope() for s in view.scopes()] == ["thread-8f21", "thread-_REDACTED_PII_SSN_"]
+    assert [(e.namespace, e.key) for e in view.list_section()] == [
+        ("conversation:thread-8f21", "t2"),
+        ("conversation:thread-_REDACTED_PII_SSN_", "t1"),
+    ]
+    provider.shutdown()
 
 
 def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -145,6 +201,6 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     provider = SqliteProvider(tmp_path)
     health = provider.health()
     assert health.status == "down"
-    assert health.reason == "database schema version 99 is newer than this driver supports (2)"
+    assert health.reason == "database schema version 99 is newer than this driver supports (3)"
     with pytest.raises(Backend):
         provider.namespaces()
