@@ -1,4 +1,4 @@
-"""The `tinymemory-conformance` command: drivers, checks, run and report."""
+"""The `tinymemory-conformance` command: drivers, checks, explain, run and report."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 from conformance.checks.catalogue import all_checks
 from conformance.driver import DriverError
 from conformance.report import Report, diff_reports, redact_text
+from conformance.rules import clause_markdown
+from plugins.explain import UnknownCheck, explain
 from plugins.registry import available_drivers, resolve_driver
 
 
@@ -37,13 +39,23 @@ def _checks(args: argparse.Namespace) -> int:
         print("| --- | --- | --- | --- | --- | --- |")
         for c in checks:
             print(
-                f"| `{c.id}` | {c.profile} | {c.title} | {c.clause} | {c.needs or ''} | "
+                f"| `{c.id}` | {c.profile} | {c.title} | {clause_markdown(c.clause)} | "
+                f"{c.needs or ''} | "
                 f"{'yes' if c.storage else ''} |"
             )
         return 0
     width = max(len(c.id) for c in checks)
     for c in checks:
         print(f"{c.id.ljust(width)}  {c.title}\n{'':{width}}  ({c.clause})")
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    try:
+        print(explain(args.check_id))
+    except UnknownCheck as exc:
+        print(f"tinymemory-conformance: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -109,6 +121,12 @@ def parser() -> argparse.ArgumentParser:
     checks = sub.add_parser("checks", help="list the catalogue of checks")
     checks.add_argument("--markdown", action="store_true", help="render a Markdown table")
     checks.add_argument("--profile", choices=("engine", "provider"))
+    explained = sub.add_parser(
+        "explain",
+        help="one check or fuzz target in full: the rules it enforces, what it does, the "
+        "faults it is proven against, how to run it alone",
+    )
+    explained.add_argument("check_id", metavar="CHECK_ID")
     run = sub.add_parser(
         "run",
         help="run the suite against a driver (extra arguments go to "
@@ -153,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _drivers(args)
         if args.command == "checks":
             return _checks(args)
+        if args.command == "explain":
+            return _explain(args)
         if args.command == "run":
             return _run(args, extra)
         if args.command == "serve":

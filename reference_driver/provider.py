@@ -61,7 +61,8 @@ class ReferenceProvider(ProviderBase):
     - `store` upserts on `(namespace, key)`, replacing content, category, session
       and taint; the taint is kept exactly as given.
     - `list(namespace=None, ...)` lists every namespace; `recall` with
-      `opts.namespace=None` searches `GLOBAL_NAMESPACE` only (decisions §4.1).
+      `opts.namespace=None` searches `GLOBAL_NAMESPACE` only
+      (docs/contract/kit-choices.md#namespace-none).
     - `recall` matches the whole query as a case-insensitive substring of the
       content and scores a hit `len(query) / len(content)` (both lowercased): in
       (0, 1], higher when the query covers more of the entry.
@@ -122,7 +123,8 @@ class ReferenceProvider(ProviderBase):
     ) -> builtins.list[MemoryEntry]:
         """Entries matching every non-`None` filter, sorted by `(namespace, key)`.
 
-        `namespace=None` lists every namespace held (decisions §4.1).
+        `namespace=None` lists every namespace held
+        (docs/contract/kit-choices.md#namespace-none).
         """
         return [
             entry

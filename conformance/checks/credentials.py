@@ -37,7 +37,9 @@ def _secrets(ctx: CheckContext) -> None:
 @check(
     "engine.no_credential_in_errors",
     title="Error messages and health never carry a credential",
-    clause="contract-reference B1 (messages never carry a credential)",
+    clause=(
+        "errors.md#no-credentials, kit-choices.md#credential-options, engine-operations.md#health"
+    ),
 )
 def assert_engine_no_credential_in_errors(engine: Any, ctx: CheckContext) -> None:
     """Invalid requests, an unknown cursor and health must not echo a credential option."""
@@ -68,7 +70,10 @@ def assert_engine_no_credential_in_errors(engine: Any, ctx: CheckContext) -> Non
 @check(
     "provider.no_credential_in_errors",
     title="Error messages and health never carry a credential",
-    clause="contract-reference A2 (health reasons), A3 (messages never carry a credential)",
+    clause=(
+        "errors.md#no-credentials, kit-choices.md#credential-options, "
+        "provider-families.md#provider-health"
+    ),
 )
 def assert_provider_no_credential_in_errors(provider: Any, ctx: CheckContext) -> None:
     """A foreign export cursor, a zero limit and health must not echo a credential option."""

@@ -37,7 +37,7 @@ from conformance.engine import (
 @check(
     "engine.health",
     title="The engine reports that it serves",
-    clause="contract-reference B8 (health), B10 §1",
+    clause="engine-operations.md#health",
 )
 def assert_health(engine: Any, ctx: CheckContext) -> None:
     """`health()` answers, and `is_serving()` is true (the engine is not down)."""
@@ -48,7 +48,9 @@ def assert_health(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.retention_probe",
     title="The retention probe answers without error",
-    clause="decisions §4.8; contract-reference B8 (store, list)",
+    clause=(
+        "kit-choices.md#retention-probe, engine-operations.md#store, engine-operations.md#list"
+    ),
 )
 def assert_engine_retention_probe(engine: Any, ctx: CheckContext) -> None:
     """Store one document under the run's root and list it back without error (an engine
@@ -91,7 +93,12 @@ def round_trip_items(ctx: CheckContext) -> list[Document | Conversation | Learni
 @check(
     "engine.round_trip",
     title="Each kind of item lists back exactly as stored",
-    clause="contract-reference B2 (items, render_text), B6 (Hit), B8 (store, list), B10 §2",
+    clause=(
+        "engine-operations.md#store, engine-operations.md#hits, "
+        "items-and-fingerprints.md#item-kinds, "
+        "items-and-fingerprints.md#render-text, "
+        "items-and-fingerprints.md#memory-meta"
+    ),
     storage=True,
 )
 def assert_round_trip(engine: Any, ctx: CheckContext) -> None:

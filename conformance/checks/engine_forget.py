@@ -31,7 +31,7 @@ def _seeded(engine: Any, ctx: CheckContext) -> list[str]:
 @check(
     "engine.empty_forget",
     title="A forget naming nothing is refused, and removes nothing",
-    clause="contract-reference B6 (ForgetTarget validation), B8 (forget), B10 §10",
+    clause="engine-operations.md#forget-empty, errors.md#refusals-change-nothing",
 )
 def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
     """`forget` of no ids and of the empty filter (which would mean everything) are each
@@ -61,7 +61,7 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.forget_by_id",
     title="Forget by id removes that item only, and counts it once",
-    clause="contract-reference B6 (ForgetReport), B8 (forget by ids), B10 §11",
+    clause="engine-operations.md#forget-ids",
     storage=True,
 )
 def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
@@ -84,7 +84,7 @@ def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.forget_by_filter",
     title="Forget by filter removes every admitted item and nothing else",
-    clause="contract-reference B5 (MetaFilter), B8 (forget by filter), B10 §11",
+    clause="engine-operations.md#forget-filter, filters-and-reach.md#meta-filter",
     storage=True,
 )
 def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:

@@ -122,8 +122,11 @@ def invalid_requests(engine: Any, ctx: CheckContext) -> list[Invalid]:
 @check(
     "engine.validation",
     title="Every invalid request is refused as InvalidRequest and stores nothing",
-    clause="contract-reference B2 (item validation), B6 (request validation), B8 (validate "
-    "first, validate_many)",
+    clause=(
+        "engine-operations.md#validate-first, "
+        "items-and-fingerprints.md#item-validation, "
+        "engine-operations.md#store-many, errors.md#refusals-change-nothing"
+    ),
 )
 def assert_validation(engine: Any, ctx: CheckContext) -> None:
     """Blank or unresolved document bodies, empty or blank conversations, blank learnings,

@@ -36,7 +36,7 @@ def _document(namespace: str, body: str) -> NamespaceDocumentInput:
 @check(
     "provider.documents_round_trip",
     title="The documents family stores, lists, recalls, deletes and clears",
-    clause="contract-reference A4 (MemoryDocuments and its envelopes), A9 §17",
+    clause="provider-families.md#documents-family, provider-families.md#taint",
     storage=True,
     needs="documents",
 )

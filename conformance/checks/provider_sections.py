@@ -26,7 +26,7 @@ from conformance.sections import Sections, SectionView
 @check(
     "provider.namespaces_preserve_their_section",
     title="A sectioned namespace enumerates under its section",
-    clause="seed memory-section-api §4 (storage addresses); contract-reference A6, A9 §12",
+    clause=("provider-families.md#section-namespaces, provider-families.md#sections-preserved"),
     storage=True,
 )
 def assert_namespaces_preserve_their_section(provider: Any, ctx: CheckContext) -> None:
@@ -97,7 +97,11 @@ def _enumerate(ctx: CheckContext, call: str, enumerate_: Callable[[], Any]) -> A
 @check(
     "provider.section_writes_are_enumerable",
     title="A write through a section view is enumerable by scopes, list_section and across_section",
-    clause="seed memory-section-api §4 (storage addresses); contract-reference A10, A11",
+    clause=(
+        "sections.md#section-writes-enumerable, "
+        "provider-families.md#reported-names-address, "
+        "sections.md#section-unreadable"
+    ),
     storage=True,
 )
 def assert_section_writes_are_enumerable(provider: Any, ctx: CheckContext) -> None:

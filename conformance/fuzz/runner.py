@@ -110,13 +110,30 @@ FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
         ENGINE_TARGET,
         "engine",
         "Random operation sequences agree with the reference engine",
-        "contract-reference B2, B6-B8; decisions §4.2, §4.8, §4.9",
+        (
+            "items-and-fingerprints.md#fingerprint, "
+            "engine-operations.md#store-replay, engine-operations.md#store-many, "
+            "engine-operations.md#list, engine-operations.md#fetch, "
+            "engine-operations.md#recall, engine-operations.md#get, "
+            "engine-operations.md#explore, engine-operations.md#forget-ids, "
+            "engine-operations.md#forget-filter, cursors.md#cursor-progress, "
+            "errors.md#refusals-change-nothing, kit-choices.md#opaque-ids, "
+            "kit-choices.md#retention-probe, kit-choices.md#isolation"
+        ),
     ),
     PROVIDER_TARGET: FuzzTarget(
         PROVIDER_TARGET,
         "provider",
         "Random operation sequences agree with the reference provider",
-        "contract-reference A1, A4, A6, A7; decisions §4.1, §4.8, §4.9",
+        (
+            "provider-families.md#core-store, provider-families.md#core-round-trip, "
+            "provider-families.md#core-forget, provider-families.md#core-list, "
+            "provider-families.md#core-namespaces, provider-families.md#recall, "
+            "provider-families.md#taint, provider-families.md#portability-import, "
+            "provider-families.md#sections-preserved, "
+            "errors.md#refusals-change-nothing, kit-choices.md#namespace-none, "
+            "kit-choices.md#retention-probe, kit-choices.md#isolation"
+        ),
     ),
 }
 """The fuzz targets by id."""

@@ -46,7 +46,7 @@ class ImportOutcome(WireModel):
 
 
 def entry_record(entry: MemoryEntry) -> ExportRecord:
-    """The export record of one core entry, as the mandatory composition writes it (A5 §4).
+    """The export record of one core entry, as the mandatory composition writes it.
 
     `kind` is `"entry"`; the payload carries `key`, `content`, `category` (its wire
     string), `session_id` and `timestamp`, which is what every mandatory importer reads.

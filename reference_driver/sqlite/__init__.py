@@ -1,4 +1,4 @@
-"""The `sqlite` driver: an on-disk provider-profile store (contract-reference A11, seed §4).
+"""The `sqlite` driver: an on-disk provider-profile store.
 
 `SqliteProvider(workspace)` keeps a SQLite database and a Markdown mirror in one
 directory and serves the mandatory families plus `documents`.

@@ -1,4 +1,4 @@
-"""On-device PII redaction for the sqlite store (contract-reference A11): regex + checksum.
+"""On-device PII redaction for the sqlite store: regex + checksum.
 
 `redact_pii` replaces each detected identifier with `[REDACTED_PII_<CLASS>]`. The full
 set is for content; the strict set (`strict=True`, and the `has_likely_pii` gate) leaves

@@ -1,4 +1,4 @@
-"""Export pages and import of the mandatory portability family (A5 §4, §5).
+"""Export pages and import of the mandatory portability family.
 
 The cursor is `"{namespace_index}:{offset}"`, indexing the namespace summaries, which
 are ordered by name and therefore stable between pages. Each page reads the summaries

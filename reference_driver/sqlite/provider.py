@@ -204,7 +204,7 @@ class SqliteProvider(ProviderBase):
             return []
         with self._live().reader() as reader:
             found = reader.search(
-                read_address(opts.namespace),  # `None` and blank: `global` (decisions §4.1)
+                read_address(opts.namespace),  # `None` and blank: `global`
                 terms,
                 limit,
                 columns="content",

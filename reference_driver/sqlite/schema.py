@@ -2,7 +2,7 @@
 
 Version 1 is the store before the logical namespace: rows addressed by the sanitised
 physical namespace alone. Version 2 adds the nullable `logical_namespace` column and
-backfills nothing (seed §4): a row written before it keeps `NULL`, enumerates under its
+backfills nothing: a row written before it keeps `NULL`, enumerates under its
 physical address, and heals when it is next written. Version 3 respells the redaction
 placeholders inside logical names (`[REDACTED_PII_SSN]` becomes `_REDACTED_PII_SSN_`, see
 `address.logical_namespace`), so every reported name is a valid namespace; the physical

@@ -2,7 +2,7 @@
 
 Rows are addressed by `(physical address, key)` alone. Two logical namespaces that
 sanitise to one address (`a:b_c`, `a_b:c`) are one namespace for every operation, as
-the seed's production store has always treated them (seed §4); the logical column only
+the production store this driver models has always treated them; the logical column only
 labels what enumeration and reads report. One connection serves every thread, guarded
 by a lock; every write is its own `BEGIN IMMEDIATE` transaction, committed (with a full
 sync) before the call returns, and its mirror file is written inside that transaction so

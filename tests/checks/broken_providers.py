@@ -7,6 +7,8 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
+from pydantic import JsonValue
+
 from conformance.provider import (
     Backend,
     ExportPage,
@@ -20,7 +22,9 @@ from conformance.provider import (
     NamespaceSummary,
     OwnedRecallOpts,
     SourceScope,
+    StoredMemoryDocument,
 )
+from reference_driver.documents import ReferenceDocuments
 from reference_driver.provider import ReferenceProvider
 
 
@@ -77,6 +81,55 @@ class AdvertisesDocuments(ReferenceProvider):
 
     def as_documents(self) -> MemoryDocuments | None:
         return None
+
+
+class _DeleteAlwaysDeletes(ReferenceDocuments):
+    def delete_document(self, namespace: str, document_id: str) -> JsonValue:
+        answer = super().delete_document(namespace, document_id)
+        assert isinstance(answer, dict)
+        return {**answer, "deleted": True}
+
+
+class _DocumentsLoseTaint(ReferenceDocuments):
+    def get_document(self, namespace: str, key: str) -> StoredMemoryDocument | None:
+        got = super().get_document(namespace, key)
+        return None if got is None else got.model_copy(update={"taint": MemoryTaint.INTERNAL})
+
+
+class _ClearKeepsDocuments(ReferenceDocuments):
+    def clear_namespace(self, namespace: str) -> None:
+        return None
+
+
+class _FaultyDocuments(ReferenceProvider):
+    """The reference, its documents family replaced by `family`."""
+
+    family: type[ReferenceDocuments] = ReferenceDocuments
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._faulty = self.family()
+
+    def as_documents(self) -> MemoryDocuments | None:
+        return self._faulty
+
+
+class DeleteAlwaysDeletes(_FaultyDocuments):
+    """`delete_document` answers `deleted: true` even when nothing was there."""
+
+    family = _DeleteAlwaysDeletes
+
+
+class DocumentsLoseTaint(_FaultyDocuments):
+    """A document reads back internal, whatever taint it was put with."""
+
+    family = _DocumentsLoseTaint
+
+
+class ClearKeepsDocuments(_FaultyDocuments):
+    """`clear_namespace` removes nothing."""
+
+    family = _ClearKeepsDocuments
 
 
 class ForgetAlwaysTrue(ReferenceProvider):
@@ -738,4 +791,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     ExportSkipsBetweenPages: "provider.export_covers_every_record",
     ExportRepeatsRecord: "provider.export_covers_every_record",
     ImportDropsSession: "provider.export_import_round_trip",
+    DeleteAlwaysDeletes: "provider.documents_round_trip",
+    DocumentsLoseTaint: "provider.documents_round_trip",
+    ClearKeepsDocuments: "provider.documents_round_trip",
 }

@@ -106,3 +106,14 @@ def test_vendor_settings_alone_drive_the_run(vendor_env: Path, tmp_path: Path) -
     result = run(vendor_env, "-m", "pytest", "-p", "no:cacheprovider", "-q", cwd=project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (project / "conformance" / "report.md").exists()
+
+
+def test_an_installed_kit_quotes_the_contract(vendor_env: Path, tmp_path: Path) -> None:
+    """The contract pages ship inside the wheel: `explain` quotes a rule far from any
+    checkout."""
+    located = run(vendor_env, "-c", "import conformance; print(conformance.__file__)", cwd=tmp_path)
+    assert not located.stdout.strip().startswith(str(ROOT)), located.stdout
+    explained = run(vendor_env, "-m", "plugins.cli", "explain", "engine.replay", cwd=tmp_path)
+    assert explained.returncode == 0, explained.stderr
+    assert "engine-operations.md#store-replay: An identical store is a replay" in explained.stdout
+    assert "Storing an item whose fingerprint the engine already holds" in explained.stdout

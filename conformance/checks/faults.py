@@ -1,0 +1,168 @@
+"""The broken behaviours each check and fuzz target is proven against.
+
+The kit's own tests build a deliberately broken driver for every fault below (named
+here as there) and assert that the check fails it with the check's own id; a test ties
+this table to those drivers, so neither can change without the other. `explain` prints
+it, so a vendor sees what a check is known to catch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["PROVEN_AGAINST", "Fault", "faults_for"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One broken behaviour, and the broken driver that carries it in the kit's tests."""
+
+    driver: str
+    """The broken driver's class name in the kit's tests."""
+    description: str
+    """What the driver gets wrong, in one line."""
+
+
+PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
+    # -- engine ----------------------------------------------------------------------
+    "engine.health": (
+        Fault("Down", "health answers down"),
+        Fault("HealthRaises", "health raises instead of answering"),
+    ),
+    "engine.retention_probe": (
+        Fault("ListRaises", "every listing fails, so a stored item cannot be read back"),
+    ),
+    "engine.round_trip": (Fault("DropsTags", "stores every item without its tags"),),
+    "engine.cursor_progress": (
+        Fault("RepeatingCursor", "every listing cursor is the same, so paging never ends"),
+        Fault("SkippingCursor", "each cursor points one item past where the next page starts"),
+    ),
+    "engine.fetch_filters": (Fault("IgnoreFetchFilter", "fetch ignores the filter"),),
+    "engine.unsupported_modes": (
+        Fault("ClaimEveryMode", "declares hybrid only, but serves every mode"),
+    ),
+    "engine.empty_forget": (
+        Fault("AcceptEmptyForget", "a forget naming nothing answers 0 instead of a refusal"),
+        Fault(
+            "EmptyForgetDeletesEverything",
+            "refuses a forget naming nothing, after removing every item",
+        ),
+    ),
+    "engine.forget_by_id": (
+        Fault("ForgetByIdReportsZero", "forgets by id, but reports 0 forgotten"),
+    ),
+    "engine.forget_by_filter": (
+        Fault("ForgetFilterIgnoresTags", "forgets by filter as if tags_any were not set"),
+    ),
+    "engine.replay": (
+        Fault("NeverReplay", "store always answers replayed=false"),
+        Fault("ReplayNewId", "a replay says so, but answers an id of its own"),
+        Fault(
+            "FingerprintIncludesObservedAt",
+            "an item observed at another time is stored again, as a new item",
+        ),
+    ),
+    "engine.store_many": (Fault("StoreManyUnordered", "store_many answers receipts reversed"),),
+    "engine.namespaces": (
+        Fault("ListIgnoresReach", "list ignores the filter's reach"),
+        Fault("GetIgnoresReach", "get ignores the request's reach"),
+    ),
+    "engine.explore": (Fault("UndercountExplore", "every bucket counts one item less"),),
+    "engine.get": (Fault("GetUnordered", "get answers hits sorted by id, not in the asked order"),),
+    "engine.recall": (Fault("CiteUnknownIds", "every citation names an id no item has"),),
+    "engine.validation": (
+        Fault("StoresInvalidItems", "store skips validation, keeping blank and out-of-range items"),
+    ),
+    "engine.no_credential_in_errors": (
+        Fault("LeaksCredential", "puts its API key into the error for a foreign cursor"),
+    ),
+    # -- provider --------------------------------------------------------------------
+    "provider.capability_audit": (
+        Fault("AdvertisesDocuments", "advertises documents, but offers no documents family"),
+    ),
+    "provider.forget_is_idempotent": (
+        Fault("ForgetAlwaysTrue", "forget answers True whether or not the entry existed"),
+    ),
+    "provider.retention_probe": (Fault("GetRaises", "every read fails with a backend error"),),
+    "provider.namespaces_are_isolated": (
+        Fault("ListIgnoresNamespace", "list answers every namespace, whatever it is asked"),
+    ),
+    "provider.store_get_round_trip": (
+        Fault("DropsSession", "stores every entry without its session"),
+    ),
+    "provider.upsert_replaces_rather_than_duplicates": (
+        Fault("UpsertDuplicates", "storing a key again keeps the old row beside the new one"),
+    ),
+    "provider.list_filters_narrow": (
+        Fault("IgnoresCategoryFilter", "list ignores the category filter"),
+    ),
+    "provider.taint_is_preserved": (
+        Fault("RestampsTaint", "stamps every write internal, whatever taint it was given"),
+    ),
+    "provider.awkward_content_round_trips": (
+        Fault("MangleContent", "normalises line endings and drops NUL characters"),
+    ),
+    "provider.documents_round_trip": (
+        Fault(
+            "DeleteAlwaysDeletes", "delete_document answers deleted: true when nothing was there"
+        ),
+        Fault(
+            "DocumentsLoseTaint", "a document reads back internal, whatever taint it was put with"
+        ),
+        Fault("ClearKeepsDocuments", "clear_namespace removes nothing"),
+    ),
+    "provider.export_cursor_terminates": (
+        Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),
+        Fault("ExportCursorRepeats", "answers every page with the same cursor"),
+        Fault("AcceptsForeignCursor", "answers a cursor it never issued with an empty last page"),
+    ),
+    "provider.export_import_round_trip": (
+        Fault("ImportDropsTaint", "imports every record as internal"),
+    ),
+    "provider.recall_respects_limit_and_namespace": (
+        Fault("RecallIgnoresNamespace", "recall searches every namespace, not the one asked"),
+    ),
+    "provider.namespace_none_semantics": (
+        Fault("RecallNoneSearchesEverything", "recall with no namespace searches every namespace"),
+    ),
+    "provider.recall_respects_source_scope": (
+        Fault("RecallIgnoresScope", "answers a scoped recall as if it were unscoped"),
+    ),
+    "provider.namespaces_preserve_their_section": (
+        Fault("CollapsesSectionColon", "enumerates namespaces with `:` turned into `_`"),
+    ),
+    "provider.section_writes_are_enumerable": (
+        Fault(
+            "ReportsBracketedRedaction",
+            "reports a name carrying a national id as `…[REDACTED_PII_SSN]`, no valid namespace",
+        ),
+        Fault(
+            "ReportsARedactedNameThatAddressesNothing",
+            "reports a name carrying a national id redacted to a name that reads back nothing",
+        ),
+    ),
+    "provider.no_credential_in_errors": (
+        Fault("LeaksCredential", "puts its API key into the error for a foreign cursor"),
+    ),
+    # -- fuzz targets ----------------------------------------------------------------
+    "fuzz.engine.differential": (
+        Fault("CursorSkipsPastFirstPage", "every page after the first drops its first item"),
+        Fault("StoreManyNeverReplays", "store_many answers every item as new, even a held one"),
+        Fault("AcceptsMalformedItems", "stores items without validating them"),
+    ),
+    "fuzz.provider.differential": (
+        Fault("ThirdWriteDuplicates", "the third write to a key lists the old row beside the new"),
+        Fault("NamespaceCountDrifts", "namespaces() keeps counting an entry after its forget"),
+        Fault("ForgetLeavesGhostInListAll", "a forgotten entry still shows in list(None)"),
+        Fault("RecallSearchesEverywhere", "recall with no namespace searches every namespace"),
+        Fault("RefusesWithBackend", "refuses a malformed namespace with Backend, not Invalid"),
+    ),
+}
+"""Check or fuzz target id → the faults it is proven to catch."""
+
+
+def faults_for(check_id: str) -> tuple[Fault, ...]:
+    """The faults `check_id` is proven against (none for an id the table lacks)."""
+    return PROVEN_AGAINST.get(check_id, ())
