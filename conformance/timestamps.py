@@ -112,7 +112,9 @@ class Timestamp:
         """The instant an RFC 3339 `date-time` names; `ValueError` saying what is wrong.
 
         Accepts `T`, `t` or a space between date and time, a fraction of 1 to 9 digits,
-        and `Z`, `z` or an offset `+hh:mm` / `-hh:mm`, which is converted to UTC.
+        and `Z`, `z` or an offset `+hh:mm` / `-hh:mm`, which is converted to UTC. A leap
+        second (`:60`), which the Rust side reads too, is held as the second before it:
+        an instant count has no room for it.
         """
         match = _RFC3339.fullmatch(text)
         if match is None:
@@ -124,8 +126,9 @@ class Timestamp:
         fraction, zulu, sign, offset_hours, offset_minutes = match.groups()[6:]
         if not 1 <= month <= 12 or not 1 <= day <= _days_in_month(year, month):
             raise ValueError(f"{text!r} names no calendar date")
-        if hour > 23 or minute > 59 or second > 59:
-            raise ValueError(f"{text!r} names no time of day (leap seconds are not held)")
+        if hour > 23 or minute > 59 or second > 60:
+            raise ValueError(f"{text!r} names no time of day")
+        second = min(second, 59)
         if fraction is not None and len(fraction) > 9:
             raise ValueError(f"{text!r} has more than 9 fractional digits (nanoseconds)")
         offset = 0

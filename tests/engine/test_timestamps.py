@@ -69,6 +69,10 @@ def test_parse_then_print_uses_the_automatic_precision(given_text: str, written:
     assert Timestamp.parse(written) == stamp
 
 
+def test_a_leap_second_is_held_as_the_second_before() -> None:
+    assert Timestamp.parse("2016-12-31T23:59:60.5Z").rfc3339() == "2016-12-31T23:59:59.500Z"
+
+
 def test_nanoseconds_since_the_epoch() -> None:
     assert Timestamp.parse("1970-01-01T00:00:00.000000001Z").nanos == 1
     assert Timestamp.parse("1969-12-31T23:59:59.999999999Z").nanos == -1
@@ -90,7 +94,7 @@ def test_nanoseconds_since_the_epoch() -> None:
         ("2025-13-01T00:00:00Z", "names no calendar date"),
         ("2025-05-00T00:00:00Z", "names no calendar date"),
         ("2025-05-06T24:00:00Z", "names no time of day"),
-        ("2016-12-31T23:59:60Z", "leap seconds"),
+        ("2016-12-31T23:59:61Z", "names no time of day"),
         ("2025-05-06T07:08:09+24:00", "offset out of range"),
         ("0000-01-01T00:00:00+00:01", "outside the years 0000 to 9999"),
         ("9999-12-31T23:59:59-00:01", "outside the years 0000 to 9999"),
