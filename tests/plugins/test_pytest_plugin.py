@@ -79,7 +79,7 @@ def test_broken_driver_fails_with_its_check_id(pytester: pytest.Pytester) -> Non
 
 def test_k_selects_checks_by_id(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(
-        "--driver=reference", "--profile=provider", "-q", "-k", "taint or section"
+        "--driver=reference", "--profile=provider", "-q", "-k", "taint or preserve_their_section"
     )
     result.assert_outcomes(passed=2)
 
