@@ -26,21 +26,38 @@ from reference_driver.sqlite.database import DATABASE_FILE
 from reference_driver.sqlite.schema import SchemaTooNew, ensure_fts
 
 
-def v1_workspace(workspace: Path, rows: list[tuple[str, str, str]]) -> Path:
-    """A workspace whose database predates the logical column, holding `(address, key, content)`."""
+def workspace_at(workspace: Path, version: int, rows: list[dict[str, str | None]]) -> Path:
+    """A workspace whose database an earlier version of the driver wrote, holding `rows`
+    (`namespace`, `key` and `content`, plus `logical_namespace` from version 2)."""
     workspace.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(workspace / DATABASE_FILE, isolation_level=None) as conn:
-        assert create_schema(conn, version=1) == 1
-        for physical, key, content in rows:
+        assert create_schema(conn, version=version) == version
+        for row in rows:
+            values = {
+                "document_id": f"legacy-{row['namespace']}-{row['key']}",
+                "title": row["key"],
+                "source_type": "chat",
+                "priority": "medium",
+                "category": "core",
+                "created_at": time.time(),
+                "updated_at": time.time(),
+                "markdown_rel_path": "",
+                **row,
+            }
+            marks = ", ".join("?" for _ in values)
             conn.execute(
-                "INSERT INTO memory_docs (document_id, namespace, key, title, content, "
-                "source_type, priority, category, session_id, created_at, updated_at, "
-                "markdown_rel_path) "
-                "VALUES (?, ?, ?, ?, ?, 'chat', 'medium', 'core', NULL, ?, ?, '')",
-                (f"legacy-{physical}-{key}", physical, key, key, content, time.time(), time.time()),
+                f"INSERT INTO memory_docs ({', '.join(values)}) VALUES ({marks})",
+                tuple(values.values()),
             )
     conn.close()
     return workspace
+
+
+def v1_workspace(workspace: Path, rows: list[tuple[str, str, str]]) -> Path:
+    """A workspace whose database predates the logical column, holding `(address, key, content)`."""
+    return workspace_at(
+        workspace, 1, [{"namespace": p, "key": k, "content": c} for p, k, c in rows]
+    )
 
 
 def columns(conn: sqlite3.Connection) -> list[str]:
@@ -139,20 +156,14 @@ def test_opening_a_version_1_workspace_migrates_it_and_builds_the_index(tmp_path
 def v2_workspace(workspace: Path, rows: list[tuple[str, str | None, str]]) -> Path:
     """A version 2 workspace holding `(address, logical name, key)` rows as version 2 wrote
     them: a PII-bearing logical name still held its bracketed placeholder."""
-    workspace.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(workspace / DATABASE_FILE, isolation_level=None) as conn:
-        assert create_schema(conn, version=2) == 2
-        for physical, logical, key in rows:
-            conn.execute(
-                "INSERT INTO memory_docs (document_id, namespace, logical_namespace, key, title, "
-                "content, source_type, priority, category, session_id, created_at, updated_at, "
-                "markdown_rel_path) "
-                "VALUES (?, ?, ?, ?, ?, 'turn text', 'chat', 'medium', 'conversation', NULL, ?, ?, "
-                "'')",
-                (f"v2-{physical}-{key}", physical, logical, key, key, time.time(), time.time()),
-            )
-    conn.close()
-    return workspace
+    return workspace_at(
+        workspace,
+        2,
+        [
+            {"namespace": p, "logical_namespace": n, "key": k, "content": "turn text"}
+            for p, n, k in rows
+        ],
+    )
 
 
 V2_ROWS: list[tuple[str, str | None, str]] = [
