@@ -10,12 +10,16 @@ import difflib
 import inspect
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from conformance.checks.catalogue import all_checks
 from conformance.checks.faults import faults_for
-from conformance.fuzz.runner import FUZZ_TARGETS
 from conformance.rules import clause_refs, rules
+
+if TYPE_CHECKING:
+    from conformance.fuzz.runner import FuzzTarget
 
 __all__ = ["UnknownCheck", "explain", "known_ids"]
 
@@ -37,9 +41,16 @@ class _Explained:
     storage: bool
 
 
+def _fuzz_targets() -> Mapping[str, FuzzTarget]:
+    # Imported on use: the fuzz package brings hypothesis, which no other command needs.
+    from conformance.fuzz.runner import FUZZ_TARGETS
+
+    return FUZZ_TARGETS
+
+
 def known_ids() -> list[str]:
     """Every check id, engine first, then every fuzz target id."""
-    return [c.id for c in all_checks()] + list(FUZZ_TARGETS)
+    return [c.id for c in all_checks()] + list(_fuzz_targets())
 
 
 def _lookup(check_id: str) -> _Explained:
@@ -56,7 +67,7 @@ def _lookup(check_id: str) -> _Explained:
                 f"pytest --driver=NAME -k '{chk.id}'",
                 chk.storage,
             )
-    target = FUZZ_TARGETS.get(wanted)
+    target = _fuzz_targets().get(wanted)
     if target is not None:
         steps = textwrap.fill(
             f"Drives random sequences of the {target.profile} profile's operations against "
@@ -104,7 +115,7 @@ def _rules_section(clause: str) -> list[str]:
 def explain(check_id: str) -> str:
     """The full account of one check or fuzz target; `UnknownCheck` for an unknown id."""
     found = _lookup(check_id)
-    kind = "fuzz target" if found.id in FUZZ_TARGETS else "check"
+    kind = "fuzz target" if found.id in _fuzz_targets() else "check"
     header = f"{found.profile} profile {kind}"
     if found.storage:
         header += "; a storage check, skipped for a driver that retains nothing"
