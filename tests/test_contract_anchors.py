@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks.catalogue import all_checks
+from conformance.checks.catalogue import Check, all_checks
 from conformance.fuzz.runner import FUZZ_TARGETS
 from conformance.rules import clause_problems, clause_refs, parse_page, rules
 
@@ -80,3 +80,8 @@ def test_the_catalogue_links_every_rule_it_cites() -> None:
             continue
         for ref in clause_refs(clause):
             assert f"(contract/{ref})" in catalogue, (check_id, ref)
+
+
+@pytest.mark.parametrize("chk", all_checks(), ids=lambda c: c.id)
+def test_what_explain_quotes_cites_nothing_vendors_lack(chk: Check) -> None:
+    assert not OLD_STYLE.search(chk.doc), f"{chk.id}: its docstring cites design notes"

@@ -45,8 +45,11 @@ def paging_query(ctx: CheckContext) -> str:
 @check(
     "engine.list_paging",
     title="Following list cursors visits every item once and ends",
-    clause="contract-reference B8 (list; cursors: opaque, only a missing next_cursor ends, "
-    "an unrecognised cursor is InvalidRequest), C2",
+    clause=(
+        "engine-operations.md#list, cursors.md#cursor-opaque, "
+        "cursors.md#cursor-end, cursors.md#cursor-progress, "
+        "cursors.md#cursor-unknown"
+    ),
     storage=True,
 )
 def assert_list_paging(engine: Any, ctx: CheckContext) -> None:
@@ -71,8 +74,11 @@ def assert_list_paging(engine: Any, ctx: CheckContext) -> None:
     "engine.cursor_progress",
     per_mode=True,
     title="Following fetch cursors visits every hit once and ends, in every declared mode",
-    clause="contract-reference B8 (fetch; cursors: opaque, only a missing next_cursor ends, "
-    "an unrecognised cursor is InvalidRequest), C2",
+    clause=(
+        "engine-operations.md#fetch, cursors.md#cursor-opaque, "
+        "cursors.md#cursor-end, cursors.md#cursor-progress, "
+        "cursors.md#cursor-unknown"
+    ),
     storage=True,
 )
 def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:

@@ -153,8 +153,10 @@ def _require_consistent_scan(
 @check(
     "engine.explore",
     title="Explore counts every value, orders and cuts buckets exactly, and says what it left out",
-    clause="contract-reference B6 (ExploreRequest, ExplorePage), B7 (Facet, narrow, "
-    "explore_by_listing, explore_page_of), B10 §4",
+    clause=(
+        "engine-operations.md#explore, engine-operations.md#explore-narrow, "
+        "filters-and-reach.md#facets"
+    ),
     storage=True,
 )
 def assert_explore(engine: Any, ctx: CheckContext) -> None:

@@ -76,8 +76,7 @@ def _require_best_first(ctx: CheckContext, call: str, hits: list[Hit], exact: st
     "engine.ranking",
     per_mode=True,
     title="Ranked hits come best first, in every declared mode",
-    clause="contract-reference B6 (FetchPage: hits best first), B8 (fetch: rank items "
-    "admitted by filter, best first, each with a score)",
+    clause="engine-operations.md#fetch-best-first, engine-operations.md#fetch",
     storage=True,
 )
 def assert_ranking(engine: Any, ctx: CheckContext) -> None:
@@ -100,7 +99,7 @@ def assert_ranking(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.unsupported_modes",
     title="A fetch mode the engine does not declare is refused as Unsupported",
-    clause="contract-reference B8 (descriptor.ensure_mode, fetch), B10 §8",
+    clause="engine-operations.md#descriptor, engine-operations.md#fetch-modes",
 )
 def assert_unsupported_modes(engine: Any, ctx: CheckContext) -> None:
     """Every fetch mode missing from the descriptor's `fetch_modes` is refused with

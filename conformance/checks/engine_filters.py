@@ -208,8 +208,12 @@ def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -
 @check(
     "engine.list_filters",
     title="Every filter field lists exactly its items, and none of their decoys",
-    clause="contract-reference B5 (MetaFilter.matches: exact fields, path prefixes on a `/` "
-    "boundary, tags_any, kinds, sources, the window after <= at < before), B8 (list), B10 §7",
+    clause=(
+        "engine-operations.md#list, filters-and-reach.md#meta-filter, "
+        "filters-and-reach.md#filter-exact-fields, "
+        "filters-and-reach.md#filter-path-prefix, "
+        "filters-and-reach.md#filter-lists, filters-and-reach.md#filter-window"
+    ),
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
@@ -232,7 +236,12 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
     per_mode=True,
     title="Every filter field fetches exactly its items, and none of their decoys, in every "
     "declared mode",
-    clause="contract-reference B5 (MetaFilter.matches), B6 (FetchRequest), B8 (fetch), B10 §7",
+    clause=(
+        "engine-operations.md#fetch, filters-and-reach.md#meta-filter, "
+        "filters-and-reach.md#filter-exact-fields, "
+        "filters-and-reach.md#filter-path-prefix, "
+        "filters-and-reach.md#filter-lists, filters-and-reach.md#filter-window"
+    ),
     storage=True,
 )
 def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:

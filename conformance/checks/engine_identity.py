@@ -7,7 +7,6 @@ answered earlier, never with the fingerprint.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from conformance.checks.catalogue import check
@@ -29,6 +28,7 @@ from conformance.engine import (
     InvalidRequest,
     ObservedActor,
     StoreReceipt,
+    Timestamp,
     ToolCallRef,
 )
 
@@ -36,7 +36,6 @@ VOLUME = 100
 """Items stored between an item and its replay: past windows of 50 (or fewer) recent
 items that replay detection sometimes only looks at."""
 
-TICK = timedelta(microseconds=1)
 
 REPEAT_AT = 70
 """Where `store_many`'s full batch repeats an item it holds earlier (at `REPEATED`)."""
@@ -67,14 +66,19 @@ def _replay_of(ctx: CheckContext, call: str, receipt: StoreReceipt, first: str, 
 @check(
     "engine.replay",
     title="An identical store is a replay, however many items later; any change is a new item",
-    clause="contract-reference B2 (fingerprint), B8 (store), B10 §3; decisions §4.2, §4.3",
+    clause=(
+        "engine-operations.md#store-replay, engine-operations.md#store-new-item, "
+        "items-and-fingerprints.md#fingerprint, "
+        "items-and-fingerprints.md#fingerprint-exclusions, "
+        "kit-choices.md#opaque-ids"
+    ),
     storage=True,
 )
 def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     """Storing an item twice answers `replayed` with the first id and keeps one copy; a
     copy differing by one tag or one character is a new item with its own id; a copy
     differing only in when it was observed, who said it or the tool call's id is a
-    replay with the first id. A conversation whose first turn is 1 µs later is a new
+    replay with the first id. A conversation whose first turn is 1 ns later is a new
     item (a turn's time is identity). After 100 more items, storing the first of them,
     the original and the latest again each replays with its first id."""
     cleanup(engine, ctx)
@@ -124,13 +128,14 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
 
     # A turn's time is part of what a conversation is (the fingerprint keeps it).
     said = exchange(ctx, "replay turn", observed_at=AT)
-    said.turns[0].at = AT
+    said.turns[0].at = Timestamp.from_datetime(AT)
     once = engine.store(said)
     ctx.label(once.id, "conversation")
     later_turn = said.model_copy(deep=True)
-    later_turn.turns[0].at = AT + TICK
+    # One nanosecond: a time read into a microsecond type would make the two one item.
+    later_turn.turns[0].at = Timestamp(Timestamp.from_datetime(AT).nanos + 1)
     receipt = engine.store(later_turn)
-    call = "store(conversation with its first turn 1 µs later)"
+    call = "store(conversation with its first turn 1 ns later)"
     ctx.require(not receipt.replayed, call, "replayed=False (turn times are identity)", receipt)
     ctx.require(
         receipt.id != once.id, call, "an id of its own", f"the id of {ctx.named([receipt.id])}"
@@ -155,8 +160,7 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.store_many",
     title="store_many of a full batch answers in item order, replays repeats, lists it all",
-    clause="contract-reference B8 (store_many, validate_many), B6 (MAX_STORE_MANY), B10 §6; "
-    "decisions §4.2",
+    clause="engine-operations.md#store-many, kit-choices.md#opaque-ids",
     storage=True,
 )
 def assert_store_many(engine: Any, ctx: CheckContext) -> None:

@@ -115,13 +115,16 @@ _REACH = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
     "engine.namespaces",
     title="Every reach admits exactly its nodes, on segment boundaries, for list, get, fetch, "
     "explore and forget",
-    clause="contract-reference B4 (Namespace, Reach, worked example; admits by segments), "
-    "B7, B10 §9",
+    clause=(
+        "filters-and-reach.md#namespace-tree, filters-and-reach.md#reach, "
+        "filters-and-reach.md#reach-worked-example, engine-operations.md#get, "
+        "engine-operations.md#forget-filter, filters-and-reach.md#facets"
+    ),
     storage=True,
 )
 def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
-    """One learning at each node of B4's example (root, team, writer, helper, editor; the
-    writer's and editor's texts equal, their ids distinct). Listing with each reach of
+    """One learning at each node of the reach worked example (root, team, writer, helper,
+    editor; the writer's and editor's texts equal, their ids distinct). Listing with each reach of
     the example admits exactly its nodes; get with `of(E)` answers E, T, R in the order
     asked; fetch with `of(W)` (first declared mode) answers only R, T or W; explore by
     namespace counts one per node; forget with `exact(W)` removes exactly W's item.

@@ -78,8 +78,7 @@ def asked_ids(
 @check(
     "engine.get",
     title="get of a full request answers each id in reach once, in the order asked",
-    clause="contract-reference B6 (GetRequest, MAX_GET_IDS), B7 (get_by_listing, "
-    "in_request_order), B10 §5",
+    clause="engine-operations.md#get",
     storage=True,
 )
 def assert_get(engine: Any, ctx: CheckContext) -> None:
@@ -113,7 +112,7 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
 @check(
     "engine.recall",
     title="Recall answers, citing items that list with the same kind",
-    clause="contract-reference B6 (RecallRequest, Citation), B8 (recall), B10 §12",
+    clause="engine-operations.md#recall",
     storage=True,
 )
 def assert_recall(engine: Any, ctx: CheckContext) -> None:

@@ -200,8 +200,11 @@ def _constraint_for(label: str, item: StoreItem) -> str:
 @check(
     "engine.accepts_valid_input",
     title="Contract-valid but unusual items are taken and read back unchanged",
-    clause="contract-reference B2 (only the listed validation rules refuse an item; metadata "
-    "is not otherwise validated), B3, B4 (depth 8, ids of 128), B8 (store, list)",
+    clause=(
+        "errors.md#valid-input-taken, items-and-fingerprints.md#item-validation, "
+        "filters-and-reach.md#namespace-tree, engine-operations.md#hits, "
+        "kit-choices.md#declared-constraints"
+    ),
     storage=True,
 )
 def assert_engine_accepts_valid_input(engine: Any, ctx: CheckContext) -> None:

@@ -35,11 +35,41 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListRaises", "every listing fails, so a stored item cannot be read back"),
     ),
     "engine.round_trip": (Fault("DropsTags", "stores every item without its tags"),),
-    "engine.cursor_progress": (
+    "engine.list_paging": (
         Fault("RepeatingCursor", "every listing cursor is the same, so paging never ends"),
         Fault("SkippingCursor", "each cursor points one item past where the next page starts"),
+        Fault("ListCappedAtTen", "list sees only the first 10 matching items"),
+        Fault("ListCappedAtTwenty", "list sees only the first 20 matching items"),
+    ),
+    "engine.cursor_progress": (
+        Fault(
+            "FetchCursorRepeatsBoundary", "each fetch page repeats the last hit of the one before"
+        ),
+        Fault("FetchCursorSkipsBoundary", "each fetch cursor points one hit past the next page"),
+        Fault("FetchFirstTwenty", "fetch ranks only its store's first 20 hits, then ends"),
     ),
     "engine.fetch_filters": (Fault("IgnoreFetchFilter", "fetch ignores the filter"),),
+    "engine.list_filters": (
+        Fault(
+            "ExactFieldsAsPrefixes", "exact fields match as prefixes (language `x` admits `x-y`)"
+        ),
+        Fault("FolderPlainStartswith", "folder and file path match without a `/` boundary"),
+        Fault("WindowBoundsFlipped", "observed_after exclusive, observed_before inclusive"),
+    ),
+    "engine.ranking": (
+        Fault("ReversedRanking", "ranks worst first (a distance read as a similarity)"),
+        Fault("UnsortedFetch", "fetch answers hits in insertion order, never sorted"),
+    ),
+    "engine.timestamps": (
+        Fault("NaiveTimestamps", "returns observation times without their zone"),
+        Fault("MillisecondTimestamps", "keeps observation times to the millisecond"),
+        Fault("MicrosecondTimestamps", "keeps observation times to the microsecond"),
+    ),
+    "engine.accepts_valid_input": (
+        Fault("NormalisesNewlines", "stores texts with `\\r\\n` and `\\r` turned into `\\n`"),
+        Fault("RefusesDots", "refuses any item whose text holds a `.`"),
+        Fault("RefusesLongTexts", "refuses any text over 1,000 characters"),
+    ),
     "engine.unsupported_modes": (
         Fault("ClaimEveryMode", "declares hybrid only, but serves every mode"),
     ),
@@ -63,14 +93,33 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "FingerprintIncludesObservedAt",
             "an item observed at another time is stored again, as a new item",
         ),
+        Fault("ReplayKeepsCopies", "a replay answers the first id but writes a second copy"),
+        Fault("ReplayWindowFifty", "replays are found only among the last 50 stores"),
     ),
-    "engine.store_many": (Fault("StoreManyUnordered", "store_many answers receipts reversed"),),
+    "engine.store_many": (
+        Fault("StoreManyUnordered", "store_many answers receipts reversed"),
+        Fault("StoreManyFirstFifty", "store_many writes only the first 50 items of a batch"),
+        Fault("StoreManyRepeatNew", "an item repeated inside a batch is answered as new"),
+    ),
     "engine.namespaces": (
         Fault("ListIgnoresReach", "list ignores the filter's reach"),
         Fault("GetIgnoresReach", "get ignores the request's reach"),
+        Fault("ReachByStringPrefix", "reach admits by string prefix (`agent:x-a` admits `-ab`)"),
     ),
-    "engine.explore": (Fault("UndercountExplore", "every bucket counts one item less"),),
-    "engine.get": (Fault("GetUnordered", "get answers hits sorted by id, not in the asked order"),),
+    "engine.explore": (
+        Fault("UndercountExplore", "every bucket counts one item less"),
+        Fault("ExploreCountsForgotten", "explore still counts forgotten items"),
+        Fault("ExploreHidesTruncation", "explore stops at scan_limit but never says truncated"),
+        Fault("ExploreMoreBucketsZero", "explore cuts to the limit but says nothing was cut"),
+        Fault("ExploreNeverMissing", "explore never counts items without a value"),
+        Fault("ExploreTiesDescending", "buckets of equal count come by value descending"),
+        Fault("ExploreTopTen", "explore answers at most 10 values, and no more_buckets"),
+    ),
+    "engine.get": (
+        Fault("GetUnordered", "get answers hits sorted by id, not in the asked order"),
+        Fault("GetFirstHundred", "get looks up only the first 100 ids asked"),
+        Fault("GetRepeatsDuplicates", "get answers an id asked twice twice"),
+    ),
     "engine.recall": (Fault("CiteUnknownIds", "every citation names an id no item has"),),
     "engine.validation": (
         Fault("StoresInvalidItems", "store skips validation, keeping blank and out-of-range items"),
@@ -85,24 +134,38 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.forget_is_idempotent": (
         Fault("ForgetAlwaysTrue", "forget answers True whether or not the entry existed"),
     ),
-    "provider.retention_probe": (Fault("GetRaises", "every read fails with a backend error"),),
+    "provider.retention_probe": (
+        Fault("GetRaises", "every read fails with a backend error"),
+        Fault("ChangesContentOnTheWayBack", "gives content back lowercased"),
+        Fault("GetFindsNothing", "stores and lists, but get never finds anything"),
+    ),
     "provider.namespaces_are_isolated": (
         Fault("ListIgnoresNamespace", "list answers every namespace, whatever it is asked"),
+        Fault("NamespaceMatchedAsPrefix", "matches a namespace as a string prefix"),
+        Fault("ListMatchesPathPrefix", "lists a namespace with everything below it"),
+        Fault("RecallMatchesPrefix", "recall matches the namespace as a string prefix"),
+        Fault("ForgetsKeyUnderTheParent", "forgets the key in every namespace under the parent"),
     ),
     "provider.store_get_round_trip": (
         Fault("DropsSession", "stores every entry without its session"),
     ),
     "provider.upsert_replaces_rather_than_duplicates": (
         Fault("UpsertDuplicates", "storing a key again keeps the old row beside the new one"),
+        Fault("UpsertKeepsOldLabels", "a second store keeps the first category, session and taint"),
     ),
     "provider.list_filters_narrow": (
         Fault("IgnoresCategoryFilter", "list ignores the category filter"),
+        Fault("CategoryFilterIgnoresCase", "compares categories without case"),
+        Fault("SessionFilterMatchesPrefix", "matches the session filter as a prefix"),
     ),
     "provider.taint_is_preserved": (
         Fault("RestampsTaint", "stamps every write internal, whatever taint it was given"),
     ),
     "provider.awkward_content_round_trips": (
         Fault("MangleContent", "normalises line endings and drops NUL characters"),
+        Fault("RefusesEmptyContent", "refuses empty content without declaring it"),
+        Fault("TrimsContent", "strips leading and trailing whitespace"),
+        Fault("NormalisesContent", "stores content in Unicode NFKC form"),
     ),
     "provider.documents_round_trip": (
         Fault(
@@ -120,9 +183,45 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     ),
     "provider.export_import_round_trip": (
         Fault("ImportDropsTaint", "imports every record as internal"),
+        Fault("ImportDropsSession", "imports every record without its session"),
+    ),
+    "provider.export_covers_every_record": (
+        Fault("ExportSkipsBetweenPages", "starts each next page one record too far"),
+        Fault("ExportRepeatsRecord", "starts each next page on the last record of the one before"),
     ),
     "provider.recall_respects_limit_and_namespace": (
         Fault("RecallIgnoresNamespace", "recall searches every namespace, not the one asked"),
+        Fault("RecallPagesOfTen", "recalls from one page of 10 hits, whatever the limit"),
+        Fault("RecallAnswersAnyway", "answers the namespace's entries when nothing matches"),
+    ),
+    "provider.recall_ranks_best_first": (
+        Fault("RecallReversed", "ranks the worst match first (a distance read as a similarity)"),
+        Fault("RecallInKeyOrder", "answers matches in key order, without scores"),
+    ),
+    "provider.recall_filters_narrow": (
+        Fault("RecallIgnoresCategory", "recall drops its category option"),
+        Fault("RecallSessionIgnoresCase", "recall matches its session option without case"),
+    ),
+    "provider.recall_honours_min_score": (
+        Fault("IgnoresMinScore", "recall drops min_score"),
+        Fault("MinScoreExclusive", "keeps only hits scoring strictly above min_score"),
+    ),
+    "provider.timestamps_are_well_formed": (
+        Fault("TimestampsWithoutZone", "gives entry times without a zone"),
+        Fault("SummaryTimeWithoutZone", "reports a namespace's last update without a zone"),
+    ),
+    "provider.accepts_valid_input": (
+        Fault("RefusesDottedNamespaces", "refuses any namespace holding a `.`"),
+        Fault("RefusesEmptySegments", "refuses a namespace with an empty `/` segment"),
+        Fault("FoldsDotSegments", "folds `a/./b` to `a/b`, so the entry comes back elsewhere"),
+        Fault("RefusesLongKeys", "refuses keys over 255 characters"),
+    ),
+    "provider.listing_holds_at_volume": (
+        Fault("SearchPagesOfTen", "reads one page of 10 of its store's search and stops"),
+        Fault("ListPagesOfTwenty", "lists a namespace from one page of 20"),
+        Fault("ListNonePagesOfTen", "lists every namespace from one page of 10"),
+        Fault("ListNonePagesOfFifty", "lists every namespace from one page of 50"),
+        Fault("CountsPagesOfTen", "counts a namespace's entries from one page of 10"),
     ),
     "provider.namespace_none_semantics": (
         Fault("RecallNoneSearchesEverything", "recall with no namespace searches every namespace"),

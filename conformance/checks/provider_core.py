@@ -36,7 +36,7 @@ INTERNAL, EXTERNAL = MemoryTaint.INTERNAL, MemoryTaint.EXTERNAL_SYNC
 @check(
     "provider.capability_audit",
     title="Capabilities are honest and include the mandatory three",
-    clause="contract-reference A2 (Capabilities.validate), A8 (audit_provider)",
+    clause="provider-families.md#capabilities",
 )
 def assert_capability_audit(provider: Any, ctx: CheckContext) -> None:
     """Advertised families equal reachable ones, and core, recall, portability are advertised."""
@@ -50,7 +50,7 @@ def assert_capability_audit(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.forget_is_idempotent",
     title="Forgetting twice answers False the second time",
-    clause="contract-reference A4 (MemoryCore.forget), A9 §2",
+    clause="provider-families.md#core-forget",
 )
 def assert_forget_is_idempotent(provider: Any, ctx: CheckContext) -> None:
     """A second forget of the same key is `False`, never an error; a forgotten key reads None."""
@@ -69,7 +69,7 @@ def assert_forget_is_idempotent(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.retention_probe",
     title="The retention probe answers, and what comes back is what was stored",
-    clause="contract-reference A9 §6 (retains_writes); decisions §4.8",
+    clause="kit-choices.md#retention-probe, provider-families.md#core-round-trip",
 )
 def assert_provider_retention_probe(provider: Any, ctx: CheckContext) -> None:
     """Store one entry and read it back by `get` and `list` without error.
@@ -83,7 +83,7 @@ def assert_provider_retention_probe(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.store_get_round_trip",
     title="What is stored reads back field for field",
-    clause="contract-reference A4 (store, get), A9 §7",
+    clause="provider-families.md#core-round-trip, provider-families.md#entry",
     storage=True,
 )
 def assert_store_get_round_trip(provider: Any, ctx: CheckContext) -> None:
@@ -101,8 +101,7 @@ def assert_store_get_round_trip(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.upsert_replaces_rather_than_duplicates",
     title="Storing an existing key replaces it",
-    clause="contract-reference A4 (store is an upsert on (namespace, key): content, "
-    "category, session and taint replaced), A9 §8",
+    clause="provider-families.md#core-store, provider-families.md#core-list",
     storage=True,
 )
 def assert_upsert_replaces_rather_than_duplicates(provider: Any, ctx: CheckContext) -> None:
@@ -124,8 +123,7 @@ def assert_upsert_replaces_rather_than_duplicates(provider: Any, ctx: CheckConte
 @check(
     "provider.list_filters_narrow",
     title="Each list filter selects exactly its rows, and namespaces() counts",
-    clause="contract-reference A4 (list: each Some narrows; namespaces), "
-    "A9 §9 (A@late: a missing summary fails)",
+    clause="provider-families.md#core-list, provider-families.md#core-namespaces",
     storage=True,
 )
 def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
@@ -160,7 +158,7 @@ def assert_list_filters_narrow(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.taint_is_preserved",
     title="Taint reads back exactly as written",
-    clause="contract-reference A1 (MemoryTaint: never assigned, upgraded or re-stamped), A9 §10",
+    clause="provider-families.md#taint",
     storage=True,
 )
 def assert_taint_is_preserved(provider: Any, ctx: CheckContext) -> None:
@@ -192,8 +190,7 @@ AWKWARD = {
 @check(
     "provider.awkward_content_round_trips",
     title="Unicode, empty, large, padded and control-character content reads back exactly",
-    clause="contract-reference A4 (store; Invalid only for input the driver declares it "
-    "refuses), A9 §15 (unicode must be accepted)",
+    clause=("provider-families.md#content-round-trip, kit-choices.md#declared-constraints"),
     storage=True,
 )
 def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None:

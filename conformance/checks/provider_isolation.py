@@ -34,8 +34,7 @@ SECTIONED_NEAR_MISSES = (("x", "xy"), ("xy", "x"))
 @check(
     "provider.namespaces_are_isolated",
     title="An entry is visible in its namespace and in no other, however alike their names",
-    clause="contract-reference A4 (get, list, namespaces, forget on (namespace, key); recall "
-    "searches the exact namespace), A9 §3",
+    clause="provider-families.md#namespace-isolation",
     storage=True,
 )
 def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:

@@ -94,7 +94,7 @@ def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
 @check(
     "provider.export_cursor_terminates",
     title="Export paging ends, and a cursor the driver never issued is Invalid",
-    clause="contract-reference A4 (MemoryPortability.export_page), A9 §4 (A@late: Invalid)",
+    clause=("cursors.md#export-paging, cursors.md#cursor-end, cursors.md#cursor-unknown"),
 )
 def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
     """An empty first page ends the export; paging ends; a foreign cursor is `Invalid`."""
@@ -155,8 +155,10 @@ def _require_every_record_once(
 @check(
     "provider.export_covers_every_record",
     title="Export at any page size gives every record once",
-    clause="contract-reference A4 (MemoryPortability.export_page: only next_cursor=None "
-    "ends; limit is a request), A5 §4",
+    clause=(
+        "provider-families.md#portability-export, cursors.md#export-paging, "
+        "cursors.md#cursor-progress"
+    ),
     storage=True,
 )
 def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
@@ -180,8 +182,10 @@ def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.export_import_round_trip",
     title="Exported entries, forgotten, import back exactly, taint included",
-    clause="contract-reference A4 (export_page, import_records: each record's own taint), "
-    "A9 §14 (A@late form)",
+    clause=(
+        "provider-families.md#portability-export, "
+        "provider-families.md#portability-import, provider-families.md#taint"
+    ),
     storage=True,
 )
 def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:

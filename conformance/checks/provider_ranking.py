@@ -40,7 +40,7 @@ def _score(hit: Any) -> float | None:
 @check(
     "provider.recall_ranks_best_first",
     title="Recall is best first: an entry equal to the query leads, scores never rise",
-    clause="contract-reference A4 (MemoryRecall.recall: most relevant first)",
+    clause="provider-families.md#recall-best-first",
     storage=True,
 )
 def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
@@ -88,7 +88,7 @@ SCORED = (
 @check(
     "provider.recall_honours_min_score",
     title="min_score drops the hits scoring below it and keeps those at or above it",
-    clause="contract-reference A1 (OwnedRecallOpts.min_score: drop hits scoring below it)",
+    clause="provider-families.md#recall-min-score",
     storage=True,
 )
 def assert_recall_honours_min_score(provider: Any, ctx: CheckContext) -> None:

@@ -44,8 +44,7 @@ LIMITS = (2, 25, 60)
     "provider.recall_respects_limit_and_namespace",
     title="Recall answers min(limit, matches) hits, all from the asked namespace; "
     "no match answers []",
-    clause="contract-reference A4 (MemoryRecall.recall: at most `limit`; a non-matching "
-    "query answers []), A9 §11 (A@late: exactly 2)",
+    clause="provider-families.md#recall, provider-families.md#namespace-isolation",
     storage=True,
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
@@ -81,8 +80,7 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
 @check(
     "provider.recall_filters_narrow",
     title="Recall's category and session options select exactly their entries",
-    clause="contract-reference A1 (OwnedRecallOpts.category: keep only this category; "
-    "session_id: restrict to entries of this session), A4 (recall)",
+    clause="provider-families.md#recall-filters",
     storage=True,
 )
 def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
@@ -109,7 +107,9 @@ def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.namespace_none_semantics",
     title="list(None) sees every namespace; recall with no namespace sees `global` only",
-    clause="decisions §4.1; contract-reference A1 (OwnedRecallOpts.namespace), A7 (divergence)",
+    clause=(
+        "kit-choices.md#namespace-none, provider-families.md#core-list, provider-families.md#recall"
+    ),
     storage=True,
 )
 def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
@@ -146,14 +146,13 @@ def assert_namespace_none_semantics(provider: Any, ctx: CheckContext) -> None:
 @check(
     "provider.recall_respects_source_scope",
     title="An empty source scope denies source-attributed entries (or is refused as Invalid)",
-    clause="contract-reference A1 (SourceScope, fail-closed), A4 (recall scope), A9 §13; "
-    "decisions §4.11",
+    clause=("provider-families.md#source-scope, kit-choices.md#empty-scope-unattributed"),
     storage=True,
 )
 def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> None:
     """Recall finds an external_sync (source-attributed) entry unscoped, and with
     `SourceScope([])` answers [] or `Invalid`. Entries without source attribution are
-    not asked about: either answer is conformant for them (decisions §4.11)."""
+    not asked about: either answer is conformant for them."""
     namespace = ns(ctx, "scope")
     put(provider, ctx, namespace, "scoped", "source scoped needle", taint=MemoryTaint.EXTERNAL_SYNC)
     unscoped = provider.recall("needle", 8, OwnedRecallOpts(namespace=namespace), None)

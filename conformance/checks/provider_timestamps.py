@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from conformance.checks.catalogue import check
@@ -19,7 +18,7 @@ from conformance.checks.provider_support import (
     require_relied_on,
 )
 from conformance.checks.timestamps import rfc3339_instant
-from conformance.provider import OwnedRecallOpts
+from conformance.provider import OwnedRecallOpts, Timestamp
 
 RFC3339 = "an RFC 3339 date-time with an offset (Z or ±hh:mm)"
 
@@ -27,8 +26,10 @@ RFC3339 = "an RFC 3339 date-time with an offset (Z or ±hh:mm)"
 @check(
     "provider.timestamps_are_well_formed",
     title="Entry and namespace times are RFC 3339 with an offset, and one entry has one time",
-    clause="contract-reference A1 (MemoryEntry.timestamp: RFC 3339; "
-    "NamespaceSummary.last_updated: RFC 3339)",
+    clause=(
+        "kit-choices.md#provider-timestamps, "
+        "items-and-fingerprints.md#timestamps, provider-families.md#entry"
+    ),
     storage=True,
 )
 def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
@@ -40,7 +41,7 @@ def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
     rows = [Row(namespace, key, f"timestamp probe {key}") for key in ("t1", "t2")]
     put_rows(provider, ctx, rows)
     keys = named_keys(ctx, [r.key for r in rows])
-    instants: dict[str, datetime] = {}
+    instants: dict[str, Timestamp] = {}
     for key in keys:
         entry = provider.get(namespace, key)
         call = f"get({namespace!r}, {key!r})"
@@ -60,15 +61,15 @@ def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
             ctx.require(
                 moment == instants[entry.key],
                 call,
-                f"the instant get returned ({instants[entry.key].isoformat()})",
-                f"{show(entry.timestamp)} ({moment.isoformat()})",
+                f"the instant get returned ({instants[entry.key].rfc3339()})",
+                f"{show(entry.timestamp)} ({moment.rfc3339()})",
             )
     for summary in provider.namespaces():
         if summary.namespace == namespace and summary.last_updated is not None:
             _instant(ctx, f"namespaces() summary of {namespace!r}", summary.last_updated)
 
 
-def _instant(ctx: CheckContext, call: str, text: object) -> datetime:
+def _instant(ctx: CheckContext, call: str, text: object) -> Timestamp:
     moment = rfc3339_instant(text)
     if moment is None:
         ctx.fail(call, RFC3339, show(text))

@@ -75,8 +75,10 @@ def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
 @check(
     "provider.accepts_valid_input",
     title="Unusual but valid namespaces, keys, categories and sessions are taken and read back",
-    clause="contract-reference A6 (namespace validation: what is valid must be taken), "
-    "A4 (store: Invalid only for input the driver declares it refuses)",
+    clause=(
+        "errors.md#valid-input-taken, provider-families.md#section-namespaces, "
+        "kit-choices.md#declared-constraints"
+    ),
     storage=True,
 )
 def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:

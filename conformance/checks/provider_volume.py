@@ -41,8 +41,10 @@ FILTERS: tuple[tuple[MemoryCategory | None, str | None], ...] = (
 @check(
     "provider.listing_holds_at_volume",
     title="list, list(None) and namespaces() hold past the result caps stores default to",
-    clause="contract-reference A4 (list: each Some narrows, all-None lists everything; "
-    "namespaces counts); decisions §4.1",
+    clause=(
+        "provider-families.md#list-everything, provider-families.md#core-list, "
+        "provider-families.md#core-namespaces"
+    ),
     storage=True,
 )
 def assert_listing_holds_at_volume(provider: Any, ctx: CheckContext) -> None:

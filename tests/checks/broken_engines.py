@@ -47,6 +47,7 @@ from conformance.engine import (
     RecallRequest,
     StoreItem,
     StoreReceipt,
+    Timestamp,
     explore_page_of,
     rfc3339,
     validate_many,
@@ -687,7 +688,7 @@ def _naive(hit: Hit) -> Hit:
     if at is None:
         return hit
     # What a driver that parses a stored "2025-05-06T07:08:09" builds without validating.
-    meta = hit.meta.model_copy(update={"observed_at": at.replace(tzinfo=None)})
+    meta = hit.meta.model_copy(update={"observed_at": at.to_datetime().replace(tzinfo=None)})
     return hit.model_copy(update={"meta": meta})
 
 
@@ -706,17 +707,31 @@ class NaiveTimestamps(ReferenceEngine):
         return [_naive(hit) for hit in super().get(req)]
 
 
-class MillisecondTimestamps(ReferenceEngine):
-    """Keeps observation times to the millisecond (a store column of that precision)."""
+class _CutsTimestamps(ReferenceEngine):
+    """Keeps observation times to `unit` nanoseconds (a store column of that precision)."""
+
+    unit = 1
 
     def store(self, item: StoreItem) -> StoreReceipt:
         at = item.meta.observed_at
         if at is not None:
-            cut = at.replace(microsecond=at.microsecond // 1000 * 1000)
+            cut = Timestamp(at.nanos // self.unit * self.unit)
             item = item.model_copy(
                 update={"meta": item.meta.model_copy(update={"observed_at": cut})}
             )
         return super().store(item)
+
+
+class MillisecondTimestamps(_CutsTimestamps):
+    """Keeps observation times to the millisecond (a store column of that precision)."""
+
+    unit = 1_000_000
+
+
+class MicrosecondTimestamps(_CutsTimestamps):
+    """Keeps observation times to the microsecond (a Python `datetime`, say)."""
+
+    unit = 1_000
 
 
 class NormalisesNewlines(ReferenceEngine):
@@ -805,6 +820,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     UnsortedFetch: "engine.ranking",
     NaiveTimestamps: "engine.timestamps",
     MillisecondTimestamps: "engine.timestamps",
+    MicrosecondTimestamps: "engine.timestamps",
     NormalisesNewlines: "engine.accepts_valid_input",
     RefusesDots: "engine.accepts_valid_input",
     RefusesLongTexts: "engine.accepts_valid_input",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import builtins
 import uuid
-from datetime import timedelta, timezone
 
 import pytest
 
@@ -30,6 +29,7 @@ from conformance.engine import (
     RecallRequest,
     StoreItem,
     StoreReceipt,
+    Timestamp,
     document,
     explore_by_listing,
 )
@@ -190,13 +190,17 @@ class TimesAtAnOffset(ReferenceEngine):
         return page.model_copy(update={"hits": [_shifted(hit) for hit in page.hits]})
 
 
+TWO_HOURS = 2 * 3600 * 10**9
+
+
 def _shifted(hit: Hit) -> Hit:
     at = hit.meta.observed_at
     if at is None:
         return hit
-    # model_copy keeps the offset (validation would move the time to UTC).
-    local = at.astimezone(timezone(timedelta(hours=2)))
-    return hit.model_copy(update={"meta": hit.meta.model_copy(update={"observed_at": local})})
+    # The hit as a remote engine's JSON would give it: the same instant, written at +02:00.
+    wire = hit.model_dump(mode="json")
+    wire["meta"]["observed_at"] = Timestamp(at.nanos + TWO_HOURS).rfc3339()[:-1] + "+02:00"
+    return Hit.model_validate(wire)
 
 
 FREEDOMS = [

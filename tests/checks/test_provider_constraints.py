@@ -24,7 +24,6 @@ from tests.checks.broken_providers import (
 from tests.test_readme import block_under
 
 NOT_RUN = {
-    "provider.documents_round_trip": "capability `documents` not offered",
     "provider.no_credential_in_errors": "no credential option given to the driver",
 }
 

@@ -28,7 +28,6 @@ from tests.checks.broken_providers import Hooked, Written
 
 FAST = RunSettings(timeout=10.0, retries=0)
 NOT_RUN = {
-    "provider.documents_round_trip": "capability `documents` not offered",
     "provider.no_credential_in_errors": "no credential option given to the driver",
 }
 EVERYTHING = 10**6
