@@ -50,8 +50,12 @@ LISTING_PAGE = 25
 
 
 def _variant(item: Document, **meta_fields: Any) -> Document:
-    """`item` with some metadata fields replaced."""
-    return item.model_copy(update={"meta": item.meta.model_copy(update=meta_fields)})
+    """`item` with some metadata fields replaced, each validated as a caller's would be (an
+    observation `datetime` becomes the `Timestamp` the field holds)."""
+    meta = item.meta.model_copy()
+    for name, value in meta_fields.items():
+        setattr(meta, name, value)
+    return item.model_copy(update={"meta": meta})
 
 
 def _replay_of(ctx: CheckContext, call: str, receipt: StoreReceipt, first: str, why: str) -> None:
