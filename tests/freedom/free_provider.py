@@ -1,0 +1,374 @@
+"""`FreeProvider`: a correct provider over the reference that uses the freedoms it is told to.
+
+Each field of `ProviderFreedoms` selects one freedom the contract leaves to a provider
+(`freedoms.py` names them and quotes the sentence granting each). The reference
+provider keeps the rows and decides what recall matches; this wrapper answers with
+its own entry ids, timestamps, order, scores, source-scope reading, export pages and
+cursors, namespace validation and summaries, as an independent provider would. `used`
+counts each freedom every time it changed an answer.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import itertools
+import math
+import uuid
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Final, Literal
+
+from conformance.provider import (
+    SCOPE_UNAPPLIED,
+    Capabilities,
+    ExportPage,
+    ExportRecord,
+    ImportOutcome,
+    Invalid,
+    MemoryCategory,
+    MemoryEntry,
+    MemoryHealth,
+    MemoryTaint,
+    NamespaceSummary,
+    OwnedRecallOpts,
+    ProviderBase,
+    SourceScope,
+    Unavailable,
+    entry_record,
+)
+from conformance.provider.namespace import validate_name
+from reference_driver.provider import TIMESTAMP, ReferenceProvider
+from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, binding_of
+from tests.freedom.options import count_options
+from tests.freedom.paging import Key, PageShape, cut
+from tests.freedom.throttle import Throttle
+
+IdScheme = Literal["reference", "uuid", "counter"]
+Order = Literal["key", "reversed", "newest", "shuffled"]
+Scores = Literal["reference", "scaled", "negative", "none"]
+ScopeReading = Literal["refuse", "deny", "unattributed"]
+
+DRIVER_ID: Final = "freedom"
+WHOLE: Final = 1_000_000
+"""A recall limit past anything a test stores: the reference ranks everything."""
+
+CURSOR_NAMES: Final = {
+    "format": "export-cursor-format",
+    "single_use": "single-use-cursors",
+    "bound": "bound-cursors",
+}
+SHAPE_NAMES: Final = {
+    "short": "export-page-size",
+    "empty": "export-empty-pages",
+    "trailing": "export-trailing-empty-page",
+}
+
+
+@dataclass(frozen=True)
+class ProviderFreedoms:
+    """The freedoms a provider uses; the defaults answer as the reference does, with export
+    cursors of this wrapper's own (signed base64 JSON)."""
+
+    ids: IdScheme = "reference"
+    """`uuid`: a random id per row; `counter`: `<keyspace>-1`, `<keyspace>-2`, ..."""
+    order: Order = "key"
+    """The order of `list`: by (namespace, key), reversed, newest write first, shuffled."""
+    utc_offset_minutes: int | None = None
+    """Stamp each write with the time at this UTC offset, and report `last_updated`."""
+    scores: Scores = "reference"
+    """`scaled`: ×100; `negative`: − 2 (every score below zero); `none`: `score=None`.
+    `min_score` is held to the reported scale (the reference's when none is reported)."""
+    scope: ScopeReading = "refuse"
+    """Recall with a source scope: `refuse` it (`Invalid`, as the reference), `deny`
+    everything, or return only `internal` rows (no source attribution)."""
+    export_pages: PageShape = field(default_factory=PageShape)
+    export_cursors: CursorStyle = field(default_factory=CursorStyle)
+    validate_namespaces: bool = False
+    """Refuse a malformed namespace (contract A6) on every operation, reads included."""
+    keep_empty_namespaces: bool = False
+    """`namespaces()` keeps a namespace emptied by `forget`, with count 0."""
+    degraded: bool = False
+    unavailable_every: int | None = None
+    """Answer `Unavailable` on every n-th data call (before doing anything)."""
+
+
+@dataclass
+class _Row:
+    """What this provider keeps beside the reference for one entry."""
+
+    id: str
+    seq: int
+    at: str
+
+
+class FreeProvider(ProviderBase):
+    """A synchronous provider answering as `freedoms` says. Options: `api_key` (a
+    credential it never repeats), `keyspace` (the prefix of counter ids), `author`
+    (recorded, unused)."""
+
+    def __init__(
+        self, freedoms: ProviderFreedoms | None = None, options: Mapping[str, str] | None = None
+    ) -> None:
+        self.freedoms = freedoms or ProviderFreedoms()
+        self.options = dict(options or {})
+        self.used: Counter[str] = Counter()
+        self.ref = ReferenceProvider()
+        self.throttle = Throttle(self.freedoms.unavailable_every, self.used, Unavailable)
+        self._cursors = CursorBook(self.freedoms.export_cursors, self.used, CURSOR_NAMES)
+        self._rows: dict[tuple[str, str], _Row] = {}
+        self._seq = itertools.count(1)
+        self._spaces: dict[str, str | None] = {}
+        """Every namespace written, with its last write time."""
+        self._tz = (
+            None
+            if self.freedoms.utc_offset_minutes is None
+            else timezone(timedelta(minutes=self.freedoms.utc_offset_minutes))
+        )
+        count_options(self.options, self.used)
+
+    def preload(self, rows: builtins.list[tuple[str, str, str, MemoryTaint]]) -> None:
+        """Store entries of another writer (no rate limit), as a live store holds:
+        `(namespace, key, content, taint)` each, category core."""
+        for namespace, key, content, taint in rows:
+            self.ref.store(namespace, key, content, MemoryCategory.CORE, None, taint)
+            self._touch(namespace, key)
+
+    def driver_id(self) -> str:
+        """`freedom`."""
+        return DRIVER_ID
+
+    def capabilities(self) -> Capabilities:
+        """The mandatory families."""
+        return Capabilities.mandatory()
+
+    def health(self) -> MemoryHealth:
+        """Ready, or degraded (still usable)."""
+        if self.freedoms.degraded:
+            self.used["degraded-health"] += 1
+            return MemoryHealth.degraded("replica lagging; serving from the primary")
+        return MemoryHealth.ready()
+
+    # -- core ---------------------------------------------------------------------------
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        """The reference's upsert; the row keeps its id and gets a new time."""
+        self.throttle.gate("store")
+        self._valid(namespace)
+        self.ref.store(namespace, key, content, category, session_id, taint)
+        self._touch(namespace, key)
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        """The entry under this provider's id and time, or `None`."""
+        self.throttle.gate("get")
+        self._valid(namespace)
+        entry = self.ref.get(namespace, key)
+        return None if entry is None else self._present(entry)
+
+    def forget(self, namespace: str, key: str) -> bool:
+        """Whether the entry existed; its namespace stays listed when kept empty."""
+        self.throttle.gate("forget")
+        self._valid(namespace)
+        existed = self.ref.forget(namespace, key)
+        self._rows.pop((namespace, key), None)
+        return existed
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        """The reference's rows in this provider's order."""
+        self.throttle.gate("list")
+        if namespace is not None:
+            self._valid(namespace)
+        entries = [self._present(e) for e in self.ref.list(namespace, category, session_id)]
+        ordered = self._ordered(entries)
+        if len(ordered) > 1 and self.freedoms.order != "key":
+            self.used["list-order"] += 1
+        return ordered
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        """The reference's counts, with `last_updated` and kept empty namespaces."""
+        self.throttle.gate("namespaces")
+        counts = {s.namespace: s.count for s in self.ref.namespaces()}
+        if self.freedoms.keep_empty_namespaces:
+            for namespace in self._spaces:
+                if namespace not in counts:
+                    self.used["kept-empty-namespaces"] += 1
+                    counts[namespace] = 0
+        summaries = []
+        for namespace, count in sorted(counts.items()):
+            at = self._spaces.get(namespace)
+            if at is not None:
+                self.used["offset-timestamps"] += 1
+            summaries.append(NamespaceSummary(namespace=namespace, count=count, last_updated=at))
+        return summaries
+
+    # -- recall -------------------------------------------------------------------------
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        """The reference's matches, read through this provider's scope reading and scores."""
+        self.throttle.gate("recall")
+        if opts.namespace is not None:
+            self._valid(opts.namespace)
+        if limit < 0:
+            raise Invalid("recall limit must not be negative")
+        if opts.min_score is not None and math.isnan(opts.min_score):
+            raise Invalid("recall min_score must be a number, not NaN")
+        if scope is not None and self.freedoms.scope == "refuse":
+            raise Invalid(SCOPE_UNAPPLIED)
+        wide = opts.model_copy(update={"min_score": None})
+        ranked = self.ref.recall(query, WHOLE, wide, None)
+        if scope is not None:
+            ranked = self._scoped(ranked)
+        scored: builtins.list[tuple[float | None, float, MemoryEntry]] = []
+        for entry in ranked:
+            own = entry.score if entry.score is not None else 0.0
+            shown = self._score(own)
+            held = own if shown is None else shown
+            if opts.min_score is not None and held < opts.min_score:
+                continue
+            scored.append((shown, held, entry))
+        scored.sort(key=lambda hit: -hit[1])
+        return [
+            self._present(entry).model_copy(update={"score": shown})
+            for shown, _, entry in scored[:limit]
+        ]
+
+    def _scoped(self, ranked: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        """The rows a source scope lets through: none (`deny`), or those carrying no source
+        attribution (`unattributed`: every `internal` row; rows carry no source id)."""
+        unattributed = [e for e in ranked if MemoryTaint(e.taint) is MemoryTaint.INTERNAL]
+        if self.freedoms.scope == "deny":
+            if unattributed:
+                self.used["scope-denies-unattributed"] += 1
+            return []
+        if unattributed:
+            self.used["scope-returns-unattributed"] += 1
+        return unattributed
+
+    def _score(self, score: float) -> float | None:
+        kind = self.freedoms.scores
+        if kind == "reference":
+            return score
+        self.used["recall-scores"] += 1
+        if kind == "scaled":
+            return score * 100
+        if kind == "negative":
+            return score - 2
+        return None
+
+    # -- portability --------------------------------------------------------------------
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        """Every row in (namespace, key) order, paged and with cursors of this provider's own."""
+        self.throttle.gate("export_page")
+        if limit < 1:
+            raise Invalid("export page limit must be greater than zero")
+        after: Key | None = None
+        number = 0
+        binding = binding_of("export")
+        if cursor is not None:
+            try:
+                state = self._cursors.redeem(cursor, binding)
+            except CursorRefused:
+                raise Invalid(f"export cursor not issued by this driver: {cursor}") from None
+            after, number = state["after"], state["page"]
+        # The reference lists in (namespace, key) order: the keys are already sorted.
+        keyed = [([e.namespace or "", e.key], e) for e in self.ref.list(None, None, None)]
+        page = cut(keyed, after, number, limit, self.freedoms.export_pages)
+        for shape in page.shapes:
+            self.used[SHAPE_NAMES[shape]] += 1
+        next_cursor = None
+        if page.more:
+            next_cursor = self._cursors.issue({"after": page.after, "page": number + 1}, binding)
+        records = [entry_record(self._present(entry)) for entry in page.items]
+        return ExportPage(records=records, next_cursor=next_cursor)
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        """The reference's import; a record with a malformed namespace fails when this
+        provider validates namespaces."""
+        self.throttle.gate("import_records")
+        accepted: builtins.list[ExportRecord] = []
+        errors: builtins.list[str] = []
+        for record in records:
+            try:
+                if record.namespace is not None:
+                    self._valid(record.namespace)
+            except Invalid as error:
+                errors.append(f"record {record.id}: {error.message}")
+                continue
+            accepted.append(record)
+        outcome = self.ref.import_records(accepted)
+        for record in accepted:
+            key = record.payload.get("key") if isinstance(record.payload, dict) else None
+            held = record.namespace is not None and isinstance(key, str)
+            if held and self.ref.get(record.namespace or "", str(key)) is not None:
+                self._touch(record.namespace or "", str(key))
+        return ImportOutcome(
+            imported=outcome.imported,
+            skipped=outcome.skipped,
+            failed=outcome.failed + len(errors),
+            errors=[*errors, *outcome.errors],
+        )
+
+    # -- presentation -------------------------------------------------------------------
+
+    def _valid(self, namespace: str) -> None:
+        if not self.freedoms.validate_namespaces:
+            return
+        try:
+            validate_name(namespace)
+        except Invalid:
+            self.used["refuse-malformed-reads"] += 1
+            raise
+
+    def _touch(self, namespace: str, key: str) -> None:
+        at = self._now()
+        row = self._rows.get((namespace, key))
+        if row is None:
+            row = _Row(self._new_id(namespace, key), 0, at)
+            self._rows[namespace, key] = row
+        row.seq, row.at = next(self._seq), at
+        self._spaces[namespace] = None if self._tz is None else at
+
+    def _now(self) -> str:
+        if self._tz is None:
+            return TIMESTAMP
+        return datetime.now(self._tz).isoformat(timespec="milliseconds")
+
+    def _new_id(self, namespace: str, key: str) -> str:
+        if self.freedoms.ids == "uuid":
+            return str(uuid.uuid4())
+        if self.freedoms.ids == "counter":
+            return f"{self.options.get('keyspace', 'e')}-{next(self._seq)}"
+        return f"{namespace}::{key}"
+
+    def _present(self, entry: MemoryEntry) -> MemoryEntry:
+        row = self._rows[entry.namespace or "", entry.key]
+        if row.id != entry.id:
+            self.used["entry-ids"] += 1
+        if row.at != TIMESTAMP:
+            self.used["offset-timestamps"] += 1
+        return entry.model_copy(update={"id": row.id, "timestamp": row.at})
+
+    def _ordered(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        order = self.freedoms.order
+        if order == "reversed":
+            return entries[::-1]
+        if order == "newest":
+            return sorted(entries, key=lambda e: -self._rows[e.namespace or "", e.key].seq)
+        if order == "shuffled":
+            return sorted(entries, key=lambda e: hashlib.sha256(e.id.encode()).hexdigest())
+        return entries
