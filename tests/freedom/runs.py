@@ -1,0 +1,38 @@
+"""One configuration's suite run and fuzz run, as the matrix tests and the benchmark make them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.context import RunSettings
+from conformance.checks.outcome import CheckResult
+from conformance.checks.runner import run_suite
+from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzReport, run_fuzz
+from tests.freedom.matrix import FUZZ_SEED, Configuration
+
+SETTINGS = RunSettings(timeout=60.0, backoff=0.001)
+"""The kit's defaults, but for a short backoff: the rate-limited drivers retry often."""
+
+SHRINK_SECONDS = 5.0
+"""How long a failure is shrunk: the failure itself is the finding, not its minimal form."""
+
+
+def suite_run(config: Configuration) -> tuple[Any, dict[str, CheckResult]]:
+    """A fresh driver of `config` and the whole suite's results on it."""
+    driver = config.build()
+    return driver, run_suite(config.profile, driver, SETTINGS)
+
+
+def fuzz_run(config: Configuration, examples: int | None = None) -> tuple[Any, FuzzReport]:
+    """A fresh driver of `config` and the report of its fuzz seed (`FuzzFailure` when the
+    fuzzer finds a difference)."""
+    driver = config.build()
+    target = ENGINE_TARGET if config.profile == "engine" else PROVIDER_TARGET
+    report = run_fuzz(
+        target,
+        driver,
+        seed=FUZZ_SEED,
+        examples=config.fuzz_examples if examples is None else examples,
+        shrink_seconds=SHRINK_SECONDS,
+    )
+    return driver, report
