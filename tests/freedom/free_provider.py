@@ -75,7 +75,8 @@ class ProviderFreedoms:
     ids: IdScheme = "reference"
     """`uuid`: a random id per row; `counter`: `<keyspace>-1`, `<keyspace>-2`, ..."""
     order: Order = "key"
-    """The order of `list`: by (namespace, key), reversed, newest write first, shuffled."""
+    """The order of `list`: by (namespace, key), reversed, newest write first, shuffled;
+    an export follows the last two too."""
     utc_offset_minutes: int | None = None
     """Stamp each write with the time at this UTC offset, and report `last_updated`."""
     scores: Scores = "reference"
@@ -272,7 +273,7 @@ class FreeProvider(ProviderBase):
     # -- portability --------------------------------------------------------------------
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
-        """Every row in (namespace, key) order, paged and with cursors of this provider's own."""
+        """Every row, in this provider's export order, paged and with cursors of its own."""
         self.throttle.gate("export_page")
         if limit < 1:
             raise Invalid("export page limit must be greater than zero")
@@ -285,9 +286,13 @@ class FreeProvider(ProviderBase):
             except CursorRefused:
                 raise Invalid(f"export cursor not issued by this driver: {cursor}") from None
             after, number = state["after"], state["page"]
-        # The reference lists in (namespace, key) order: the keys are already sorted.
-        keyed = [([e.namespace or "", e.key], e) for e in self.ref.list(None, None, None)]
+        keyed = sorted(
+            ((self._export_key(e), e) for e in self.ref.list(None, None, None)),
+            key=lambda pair: pair[0],
+        )
         page = cut(keyed, after, number, limit, self.freedoms.export_pages)
+        if self.freedoms.order in ("newest", "shuffled") and len(page.items) > 1:
+            self.used["list-order"] += 1
         for shape in page.shapes:
             self.used[SHAPE_NAMES[shape]] += 1
         next_cursor = None
@@ -362,6 +367,17 @@ class FreeProvider(ProviderBase):
         if row.at != TIMESTAMP:
             self.used["offset-timestamps"] += 1
         return entry.model_copy(update={"id": row.id, "timestamp": row.at})
+
+    def _export_key(self, entry: MemoryEntry) -> Key:
+        """Where `entry` stands in an export: newest write first or shuffled when `list` is,
+        else by (namespace, key)."""
+        namespace = entry.namespace or ""
+        row = self._rows[namespace, entry.key]
+        if self.freedoms.order == "newest":
+            return [-row.seq, namespace, entry.key]
+        if self.freedoms.order == "shuffled":
+            return [hashlib.sha256(row.id.encode()).hexdigest(), namespace, entry.key]
+        return [namespace, entry.key]
 
     def _ordered(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         order = self.freedoms.order

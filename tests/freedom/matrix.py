@@ -186,10 +186,11 @@ ENGINE_CONFIGURATIONS: Final = (
     ),
     Configuration(
         "engine-counter-ids",
-        "Item ids `m1`, `m2`, ...: `m1` is a string prefix of `m10` to `m19`",
-        ("opaque-ids",),
-        engine=EngineFreedoms(ids="counter"),
-        fuzz_examples=1,
+        "Item ids `m1`, `m2`, ... (`m1` is a string prefix of `m10` to `m19`), listed in id "
+        "order (`m10` before `m2`)",
+        ("opaque-ids", "list-order"),
+        engine=EngineFreedoms(ids="counter", order="by-id"),
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-newest-first",
@@ -422,14 +423,14 @@ PROVIDER_CONFIGURATIONS: Final = (
     ),
     Configuration(
         "provider-newest-first",
-        "list answers the newest write first; entry ids are counters",
+        "list and export answer the newest write first; entry ids are counters",
         ("list-order", "entry-ids"),
         provider=ProviderFreedoms(order="newest", ids="counter"),
         fuzz_examples=1,
     ),
     Configuration(
         "provider-shuffled-order",
-        "list answers in a shuffled but stable order (by a hash of the entry id)",
+        "list and export answer in a shuffled but stable order (by a hash of the entry id)",
         ("list-order",),
         provider=ProviderFreedoms(order="shuffled", ids="uuid"),
         fuzz_examples=1,
