@@ -65,8 +65,8 @@ class CursorBook:
         if self.style.format == "base64-json":
             text = json.dumps(body, sort_keys=True)
             signed = {"body": body, "sig": self._sign(text)}
-            raw = json.dumps(signed, sort_keys=True).encode()
-            return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+            # Standard base64, padding and all: `+`, `/` and `=` must survive the round trip.
+            return base64.b64encode(json.dumps(signed, sort_keys=True).encode()).decode()
         cursor = secrets.token_urlsafe(12) if self.style.format == "token" else str(uuid.uuid4())
         self._held[cursor] = body
         return cursor
@@ -96,7 +96,7 @@ class CursorBook:
 
     def _decode(self, cursor: str) -> dict[str, Any] | None:
         try:
-            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+            raw = base64.b64decode(cursor, validate=True)
             signed = json.loads(raw)
             body = signed["body"]
             sig = signed["sig"]

@@ -76,7 +76,7 @@ class ProviderFreedoms:
     """`uuid`: a random id per row; `counter`: `<keyspace>-1`, `<keyspace>-2`, ..."""
     order: Order = "key"
     """The order of `list`: by (namespace, key), reversed, newest write first, shuffled;
-    an export follows the last two too."""
+    an export follows the last two, `namespaces()` the reversed one."""
     utc_offset_minutes: int | None = None
     """Stamp each write with the time at this UTC offset, and report `last_updated`."""
     scores: Scores = "reference"
@@ -207,7 +207,7 @@ class FreeProvider(ProviderBase):
                     self.used["kept-empty-namespaces"] += 1
                     counts[namespace] = 0
         summaries = []
-        for namespace, count in sorted(counts.items()):
+        for namespace, count in sorted(counts.items(), reverse=self.freedoms.order == "reversed"):
             at = self._spaces.get(namespace)
             if at is not None:
                 self.used["offset-timestamps"] += 1

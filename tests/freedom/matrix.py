@@ -416,7 +416,7 @@ PROVIDER_CONFIGURATIONS: Final = (
     ),
     Configuration(
         "provider-reversed-order",
-        "list answers in reverse (namespace, key) order",
+        "list answers in reverse (namespace, key) order, namespaces() in reverse name order",
         ("list-order",),
         provider=ProviderFreedoms(order="reversed"),
         fuzz_examples=1,
