@@ -8,7 +8,8 @@ Each configuration runs once, in this process, as `tests/freedom/test_matrix.py`
 (configurations the matrix runs through the plugin are timed directly here, without
 their options). A fuzz seed the fuzzer fails is timed to its failure, shrinking
 included, and marked FAILS. `--budgets` searches, for each configuration, the smallest
-number of programs at which the fuzzer uses every freedom the configuration stands for.
+number of programs at which the fuzzer uses every freedom the configuration stands for
+(with the draws pinned as the matrix pins them, `tests/freedom/determinism.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conformance.fuzz import FuzzFailure  # noqa: E402
-from tests.freedom.matrix import CONFIGURATIONS, SUITE_ONLY, Configuration, used  # noqa: E402
+from tests.freedom.matrix import (  # noqa: E402
+    CONFIGURATIONS,
+    FUZZ_ONLY,
+    SUITE_ONLY,
+    Configuration,
+    used,
+)
 from tests.freedom.runs import fuzz_run, suite_run  # noqa: E402
 
 BUDGETS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40)
@@ -70,7 +77,9 @@ def times() -> None:
 
 def budgets() -> None:
     for config in CONFIGURATIONS.values():
-        wanted = [f for f in config.freedoms if f not in SUITE_ONLY]
+        # Through the plugin the suite shares the driver, and meets what the fuzzer cannot.
+        shared = FUZZ_ONLY if config.via_plugin else frozenset[str]()
+        wanted = [f for f in config.freedoms if f not in SUITE_ONLY | shared]
         found = "none up to 40"
         for examples in BUDGETS:
             seconds, verdict, driver = timed_fuzz(config, examples)

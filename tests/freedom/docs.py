@@ -31,12 +31,13 @@ driver (`tests/freedom/free_engine.py`, `free_provider.py`) that answers with it
 ids, order, pages, cursors, scores, timestamps, errors and faces, and holds another
 writer's data beside the run. CI runs, on every configuration, the whole suite and one
 fuzz seed (seed {seed}, the smallest number of programs at which the fuzzer uses every
-freedom of the configuration); each must pass, with no failed and no inconclusive
-check, skipping only a check whose precondition the driver does not offer (no
-credential option given, no fetch mode declared, no `documents` family). Every run
+freedom of the configuration; hypothesis's draws are pinned so that the programs do not
+depend on which modules the test run imported). Each must pass, with no failed and no
+inconclusive check, skipping only a check whose precondition the driver does not offer
+(no credential option given, no fetch mode declared, no `documents` family). Every run
 must also use each freedom its configuration stands for, so no configuration passes
-vacuously, and leave the other writer's data as it found it. Configurations with
-driver options run through the pytest plugin.
+vacuously, and leave the other writer's data as it found it. Configurations with driver
+options, and the rate-limited ones, run through the pytest plugin.
 `python benchmarks/bench_freedom.py` prints the run time of each.
 """
 

@@ -8,6 +8,7 @@ from conformance.checks.context import RunSettings
 from conformance.checks.outcome import CheckResult
 from conformance.checks.runner import run_suite
 from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzReport, run_fuzz
+from tests.freedom.determinism import pinned_constants
 from tests.freedom.matrix import FUZZ_SEED, Configuration
 
 SETTINGS = RunSettings(timeout=60.0, backoff=0.001)
@@ -28,11 +29,12 @@ def fuzz_run(config: Configuration, examples: int | None = None) -> tuple[Any, F
     fuzzer finds a difference)."""
     driver = config.build()
     target = ENGINE_TARGET if config.profile == "engine" else PROVIDER_TARGET
-    report = run_fuzz(
-        target,
-        driver,
-        seed=FUZZ_SEED,
-        examples=config.fuzz_examples if examples is None else examples,
-        shrink_seconds=SHRINK_SECONDS,
-    )
+    with pinned_constants():
+        report = run_fuzz(
+            target,
+            driver,
+            seed=FUZZ_SEED,
+            examples=config.fuzz_examples if examples is None else examples,
+            shrink_seconds=SHRINK_SECONDS,
+        )
     return driver, report

@@ -11,6 +11,7 @@ import pytest
 from conformance.bridge import as_sync
 from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET
 from conformance.report import Report
+from tests.freedom.determinism import pinned_constants
 from tests.freedom.matrix import (
     BUILT,
     CONFIGURATIONS,
@@ -64,16 +65,17 @@ def test_the_suite_and_a_fuzz_seed_pass_through_the_plugin(
     BUILT.pop(config.name, None)
     pytester.makepyprojecttoml("[tool.tinymemory]\ndriver-backoff = 0.001\n")
     options = [f"--driver-option={key}={value}" for key, value in config.options.items()]
-    result = pytester.runpytest(
-        "--driver=tests.freedom.matrix:freedom_driver",
-        f"--driver-option=config={config.name}",
-        *options,
-        f"--profile={config.profile}",
-        "--fuzz",
-        f"--fuzz-examples={config.fuzz_examples}",
-        f"--fuzz-seed={FUZZ_SEED}",
-        "--conformance-report=report.json",
-    )
+    with pinned_constants():
+        result = pytester.runpytest(
+            "--driver=tests.freedom.matrix:freedom_driver",
+            f"--driver-option=config={config.name}",
+            *options,
+            f"--profile={config.profile}",
+            "--fuzz",
+            f"--fuzz-examples={config.fuzz_examples}",
+            f"--fuzz-seed={FUZZ_SEED}",
+            "--conformance-report=report.json",
+        )
     report = Report.model_validate(json.loads((pytester.path / "report.json").read_text()))
     (driver,) = BUILT[config.name]
     outcomes = [(c.id, c.outcome, c.reason) for c in report.checks]
