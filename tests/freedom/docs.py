@@ -34,7 +34,8 @@ fuzz seed (seed {seed}, the smallest number of programs at which the fuzzer uses
 freedom of the configuration; hypothesis's draws are pinned so that the programs do not
 depend on which modules the test run imported). Each must pass, with no failed and no
 inconclusive check, skipping only a check whose precondition the driver does not offer
-(no credential option given, no fetch mode declared, no `documents` family). Every run
+(no credential option given, no fetch mode declared for a check that covers every
+declared mode, no `documents` family). Every run
 must also use each freedom its configuration stands for, so no configuration passes
 vacuously, and leave the other writer's data as it found it. Configurations with driver
 options, and the rate-limited ones, run through the pytest plugin.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from conformance.checks.catalogue import checks_for
 from conformance.driver import Driver, DriverError, Profile
 from conformance.engine import FetchMode, ListRequest, MemoryMeta, StoreItem, document
 from conformance.provider import MemoryTaint
@@ -102,7 +103,8 @@ class Configuration:
         if "api_key" not in self.options:
             allowed[f"{self.profile}.no_credential_in_errors"] = NO_CREDENTIAL
         if self.profile == "engine" and not has_modes:
-            allowed["engine.fetch_filters"] = NO_FETCH_MODE
+            # A per-mode check covers every declared fetch mode: with none it has nothing to do.
+            allowed.update({c.id: NO_FETCH_MODE for c in checks_for("engine") if c.per_mode})
         if self.profile == "provider":
             allowed["provider.documents_round_trip"] = NO_DOCUMENTS
         return allowed
