@@ -229,6 +229,16 @@ class CheckContext:
             self._expecting_refusal -= 1
         self.fail(label, expected, f"success ({show(got)})")
 
+    @contextlib.contextmanager
+    def answer_or_refusal(self) -> Iterator[None]:
+        """Calls inside may be answered or refused as invalid, both conformant: a refusal
+        here is the contract's answer, not valid input refused (not counted in `refusals`)."""
+        self._expecting_refusal += 1
+        try:
+            yield
+        finally:
+            self._expecting_refusal -= 1
+
     # -- verdicts -------------------------------------------------------------------
 
     def fail(self, call: str, expected: str, got: str) -> NoReturn:

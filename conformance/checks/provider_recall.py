@@ -166,9 +166,10 @@ def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> Non
     )
     call = f"recall('needle', 8, namespace={namespace!r}, scope=SourceScope([]))"
     try:
-        denied = provider.recall(
-            "needle", 8, OwnedRecallOpts(namespace=namespace), SourceScope(allow=[])
-        )
+        with ctx.answer_or_refusal():
+            denied = provider.recall(
+                "needle", 8, OwnedRecallOpts(namespace=namespace), SourceScope(allow=[])
+            )
     except DriverRaised as raised:
         error = raised.error
         ctx.require(isinstance(error, Invalid), call, "[] or Invalid", f"{error!r}")

@@ -121,3 +121,21 @@ def test_a_driver_exception_names_the_check_and_the_call() -> None:
     assert "`provider.list_filters_narrow`" in message
     assert "list('ns', None)" in message and "KeyError" in message
     assert isinstance(raised.value.error, KeyError)
+
+
+class Refuser:
+    def ask(self) -> None:
+        from conformance.provider import Invalid
+
+        raise Invalid("source scope is not applied by this driver")
+
+
+def test_a_refusal_the_check_accepts_as_an_answer_is_not_counted() -> None:
+    ctx = CheckContext("provider.recall_respects_source_scope", RunSettings(timeout=5.0))
+    driver = ctx.bind(Refuser())
+    with pytest.raises(DriverRaised), ctx.answer_or_refusal():
+        driver.ask()
+    assert ctx.refusals == []
+    with pytest.raises(DriverRaised):
+        driver.ask()
+    assert ctx.refusals == ["ask()"]
