@@ -48,7 +48,10 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.health": ("degraded-health",),
     "engine.retention_probe": LISTING,
     "engine.round_trip": (*LISTING, "offset-timestamps"),
+    "engine.list_paging": LISTING,
     "engine.cursor_progress": (*LISTING, "score-scale", "fetch-modes"),
+    "engine.ranking": (*LISTING, "score-scale", "fetch-modes"),
+    "engine.list_filters": (*LISTING, "offset-timestamps"),
     "engine.fetch_filters": (*LISTING, "score-scale", "fetch-modes", "offset-timestamps"),
     "engine.unsupported_modes": ("fetch-modes",),
     "engine.empty_forget": LISTING,
@@ -60,6 +63,14 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.explore": (*LISTING, "server-explore"),
     "engine.get": (*LISTING, "offset-timestamps"),
     "engine.recall": (*LISTING, "recall-shape", "offset-timestamps"),
+    "engine.timestamps": (
+        *LISTING,
+        "offset-timestamps",
+        "score-scale",
+        "fetch-modes",
+        "recall-shape",
+    ),
+    "engine.accepts_valid_input": LISTING,
     "engine.validation": (*LISTING, "fetch-modes", "server-explore"),
     "provider.no_credential_in_errors": (
         "credential-option",
@@ -78,8 +89,12 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.awkward_content_round_trips": ENTRIES,
     "provider.documents_round_trip": (),
     "provider.export_cursor_terminates": EXPORT,
+    "provider.export_covers_every_record": (*EXPORT, "entry-ids"),
     "provider.export_import_round_trip": (*EXPORT, *ENTRIES),
+    "provider.recall_ranks_best_first": (*ENTRIES, "recall-scores"),
+    "provider.recall_honours_min_score": (*ENTRIES, "recall-scores"),
     "provider.recall_respects_limit_and_namespace": (*ENTRIES, "recall-scores"),
+    "provider.recall_filters_narrow": (*ENTRIES, "recall-scores"),
     "provider.namespace_none_semantics": (*ENTRIES, "recall-scores"),
     "provider.recall_respects_source_scope": (
         *ENTRIES,
@@ -87,11 +102,10 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
         "scope-denies-unattributed",
         "scope-returns-unattributed",
     ),
-    "provider.namespaces_preserve_their_section": (
-        *ENTRIES,
-        "kept-empty-namespaces",
-        "offset-timestamps",
-    ),
+    "provider.namespaces_preserve_their_section": (*ENTRIES, "kept-empty-namespaces"),
+    "provider.timestamps_are_well_formed": (*ENTRIES, "kept-empty-namespaces"),
+    "provider.accepts_valid_input": (*ENTRIES, "kept-empty-namespaces", "refuse-malformed-reads"),
+    "provider.listing_holds_at_volume": (*ENTRIES, "kept-empty-namespaces"),
 }
 """Each catalogued check, and the freedoms beyond `EVERY_CHECK` it leaves to the driver."""
 
