@@ -16,7 +16,9 @@ def _assert_no_secret(ctx: CheckContext, calls: list[tuple[str, Callable[[], Any
     """Run each call; neither its answer nor its error may carry a credential's value."""
     for label, call in calls:
         try:
-            texts = [str(call())]
+            # These requests are malformed on purpose: a refusal is the expected answer.
+            with ctx.answer_or_refusal():
+                texts = [str(call())]
         except DriverRaised as raised:
             texts = [str(raised.error), repr(raised.error)]
         for text in texts:
