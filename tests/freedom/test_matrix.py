@@ -85,6 +85,7 @@ def test_the_suite_and_a_fuzz_seed_pass_through_the_plugin(
     assert report.summary.verdict == "pass", result.stdout.str()
     assert unused(config, used(driver), "plugin") == []
     assert held_beside_foreign(driver) == []
+    assert {c.id: c.refusals for c in report.checks if c.refusals} == {}
     entries = {c.id: c for c in report.checks}
     if "credential-option" in config.freedoms:
         assert entries[f"{config.profile}.no_credential_in_errors"].outcome == "passed"
