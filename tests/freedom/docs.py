@@ -33,7 +33,8 @@ writer's data beside the run. CI runs, on every configuration, the whole suite a
 fuzz seed (seed {seed}, the smallest number of programs at which the fuzzer uses every
 freedom of the configuration; hypothesis's draws are pinned so that the programs do not
 depend on which modules the test run imported). Each must pass, with no failed and no
-inconclusive check, skipping only a check whose precondition the driver does not offer
+inconclusive check and no call counted as valid input refused, skipping only a check
+whose precondition the driver does not offer
 (no credential option given, no fetch mode declared for a check that covers every
 declared mode, no `documents` family). Every run
 must also use each freedom its configuration stands for, so no configuration passes
