@@ -14,9 +14,6 @@ from tests.freedom.matrix import FUZZ_SEED, Configuration
 SETTINGS = RunSettings(timeout=60.0, backoff=0.001)
 """The kit's defaults, but for a short backoff: the rate-limited drivers retry often."""
 
-SHRINK_SECONDS = 5.0
-"""How long a failure is shrunk: the failure itself is the finding, not its minimal form."""
-
 
 def suite_run(config: Configuration) -> tuple[Any, dict[str, CheckResult]]:
     """A fresh driver of `config` and the whole suite's results on it."""
@@ -35,6 +32,5 @@ def fuzz_run(config: Configuration, examples: int | None = None) -> tuple[Any, F
             driver,
             seed=FUZZ_SEED,
             examples=config.fuzz_examples if examples is None else examples,
-            shrink_seconds=SHRINK_SECONDS,
         )
     return driver, report

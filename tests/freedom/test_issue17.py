@@ -18,7 +18,7 @@ from conformance.checks.context import RunSettings
 from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.checks.runner import run_provider_suite
 from conformance.engine import FetchMode, MetaFilter, document
-from conformance.fuzz import EngineDifferential, ProviderDifferential
+from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET
 from conformance.provider import (
     MemoryCategory,
     MemoryEntry,
@@ -29,6 +29,7 @@ from conformance.report import Report
 from tests.freedom.free_engine import EngineFreedoms, FreeEngine
 from tests.freedom.free_provider import FreeProvider, ProviderFreedoms
 from tests.freedom.matrix import NO_CREDENTIAL, NO_DOCUMENTS
+from tests.freedom.replay import program
 
 CORE = MemoryCategory.CORE
 INTERNAL = MemoryTaint.INTERNAL
@@ -110,23 +111,21 @@ def test_an_api_key_is_still_a_credential(pytester: pytest.Pytester) -> None:
 
 def test_the_fuzzer_retries_unavailable_on_a_write_that_may_be_refused() -> None:
     provider = FreeProvider()
-    m = ProviderDifferential.for_driver(provider)
-    provider.throttle.refuse_next("store")
-    m.store("learning:~/a", "k", "a rate-limited write", CORE, None, INTERNAL)
-    m.verify()
-    m.teardown()
+    with program(PROVIDER_TARGET, provider) as m:
+        provider.throttle.refuse_next("store")
+        m.store("learning:~/a", "k", "a rate-limited write", CORE, None, INTERNAL)
+        m.verify()
     assert provider.used["transient-unavailable"] == 1
 
 
 def test_the_fuzzer_retries_unavailable_on_a_request_that_must_be_refused() -> None:
     engine = FreeEngine(EngineFreedoms(fetch_modes=(FetchMode.KEYWORD,)))
-    m = EngineDifferential.for_driver(engine)
-    engine.throttle.refuse_next("store")
-    m.store_invalid(document(" "))
-    engine.throttle.refuse_next("fetch")
-    m.fetch(FetchMode.VECTOR, "alpha", MetaFilter(), 3)
-    m.verify()
-    m.teardown()
+    with program(ENGINE_TARGET, engine) as m:
+        engine.throttle.refuse_next("store")
+        m.store_invalid(document(" "))
+        engine.throttle.refuse_next("fetch")
+        m.fetch(FetchMode.VECTOR, "alpha", MetaFilter(), 3)
+        m.verify()
     assert engine.used["transient-unavailable"] == 2
 
 
@@ -148,8 +147,10 @@ class NeverAvailable(FreeProvider):
 
 
 def test_a_store_that_stays_unavailable_still_fails_the_fuzzer() -> None:
-    m = ProviderDifferential.for_driver(NeverAvailable())
-    with pytest.raises((ConformanceFailure, Inconclusive)):
+    with (
+        program(PROVIDER_TARGET, NeverAvailable()) as m,
+        pytest.raises((ConformanceFailure, Inconclusive)),
+    ):
         m.store("learning:~/a", "k", "never written", CORE, None, INTERNAL)
 
 
@@ -158,11 +159,10 @@ def test_a_store_that_stays_unavailable_still_fails_the_fuzzer() -> None:
 
 def test_the_fuzz_teardown_does_not_forget_a_write_the_driver_refused() -> None:
     provider = FreeProvider(ProviderFreedoms(validate_namespaces=True))
-    m = ProviderDifferential.for_driver(provider)
-    m.store("learning:~/a", "k", "an accepted write", CORE, None, INTERNAL)
-    m.store_invalid_namespace("~/../escape")
-    m.verify()
-    m.teardown()
+    with program(PROVIDER_TARGET, provider) as m:
+        m.store("learning:~/a", "k", "an accepted write", CORE, None, INTERNAL)
+        m.store_invalid_namespace("~/../escape")
+        m.verify()
     assert provider.used["refuse-malformed-reads"] >= 1
     assert provider.ref.list(None, None, None) == []
 
@@ -184,10 +184,8 @@ class KeepsRefusedWrites(FreeProvider):
 
 
 def test_a_refused_write_that_was_stored_anyway_still_fails_the_fuzzer() -> None:
-    m = ProviderDifferential.for_driver(
-        KeepsRefusedWrites(ProviderFreedoms(validate_namespaces=True))
-    )
-    with pytest.raises(ConformanceFailure):
+    provider = KeepsRefusedWrites(ProviderFreedoms(validate_namespaces=True))
+    with program(PROVIDER_TARGET, provider) as m, pytest.raises(ConformanceFailure):
         m.store_invalid_namespace("~/../escape")
 
 
@@ -196,19 +194,17 @@ def test_a_refused_write_that_was_stored_anyway_still_fails_the_fuzzer() -> None
 
 def test_an_empty_source_scope_may_return_an_unattributed_entry() -> None:
     provider = FreeProvider(ProviderFreedoms(scope="unattributed"))
-    m = ProviderDifferential.for_driver(provider)
-    m.store("learning:~/s", "k", "an unattributed needle", CORE, None, INTERNAL)
-    m.recall_unsourced("learning:~/s", "needle")
-    m.teardown()
+    with program(PROVIDER_TARGET, provider) as m:
+        m.store("learning:~/s", "k", "an unattributed needle", CORE, None, INTERNAL)
+        m.recall_unsourced("learning:~/s", "needle")
     assert provider.used["scope-returns-unattributed"] == 1
 
 
 def test_an_empty_source_scope_may_deny_an_unattributed_entry() -> None:
     provider = FreeProvider(ProviderFreedoms(scope="deny"))
-    m = ProviderDifferential.for_driver(provider)
-    m.store("learning:~/s", "k", "an unattributed needle", CORE, None, INTERNAL)
-    m.recall_unsourced("learning:~/s", "needle")
-    m.teardown()
+    with program(PROVIDER_TARGET, provider) as m:
+        m.store("learning:~/s", "k", "an unattributed needle", CORE, None, INTERNAL)
+        m.recall_unsourced("learning:~/s", "needle")
     assert provider.used["scope-denies-unattributed"] == 1
 
 
@@ -220,10 +216,10 @@ class LeaksAttributed(FreeProvider):
 
 
 def test_an_attributed_entry_under_an_empty_scope_still_fails_the_fuzzer() -> None:
-    m = ProviderDifferential.for_driver(LeaksAttributed(ProviderFreedoms(scope="unattributed")))
-    m.store("learning:~/s", "k", "a synced needle", CORE, None, EXTERNAL)
-    with pytest.raises(ConformanceFailure):
-        m.recall_unsourced("learning:~/s", "needle")
+    with program(PROVIDER_TARGET, LeaksAttributed(ProviderFreedoms(scope="unattributed"))) as m:
+        m.store("learning:~/s", "k", "a synced needle", CORE, None, EXTERNAL)
+        with pytest.raises(ConformanceFailure):
+            m.recall_unsourced("learning:~/s", "needle")
 
 
 def test_an_attributed_entry_under_an_empty_scope_still_fails_the_suite() -> None:
