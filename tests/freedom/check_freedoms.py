@@ -103,6 +103,11 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
         "scope-returns-unattributed",
     ),
     "provider.namespaces_preserve_their_section": (*ENTRIES, "kept-empty-namespaces"),
+    "provider.section_writes_are_enumerable": (
+        *ENTRIES,
+        "kept-empty-namespaces",
+        "recall-scores",
+    ),
     "provider.timestamps_are_well_formed": (*ENTRIES, "kept-empty-namespaces"),
     "provider.accepts_valid_input": (*ENTRIES, "kept-empty-namespaces", "refuse-malformed-reads"),
     "provider.listing_holds_at_volume": (*ENTRIES, "kept-empty-namespaces"),

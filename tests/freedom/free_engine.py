@@ -17,7 +17,6 @@ import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta, timezone
 from typing import Final, Literal
 
 from conformance.engine import (
@@ -49,6 +48,7 @@ from conformance.engine import (
     validate_many,
 )
 from reference_driver.engine import ReferenceEngine
+from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, binding_of
 from tests.freedom.options import count_options
 from tests.freedom.paging import Key, PageShape, cut
@@ -91,7 +91,7 @@ class EngineFreedoms:
     server_explore: bool = False
     """Count every admitted item server-side, ignoring `scan_limit`; never truncated."""
     utc_offset_minutes: int | None = None
-    """Read `observed_at` back at this UTC offset (the same instant)."""
+    """Write `observed_at` back at this UTC offset (the same instant, every digit kept)."""
     degraded: bool = False
     terse_recall: bool = False
     """Cite only the best item, answer in a sentence of its own, give no citation score."""
@@ -131,11 +131,6 @@ class FreeEngine:
         self._by_ref: dict[str, _Held] = {}
         self._by_id: dict[str, _Held] = {}
         self._seq = itertools.count(1)
-        self._tz = (
-            None
-            if self.freedoms.utc_offset_minutes is None
-            else timezone(timedelta(minutes=self.freedoms.utc_offset_minutes))
-        )
 
     def preload(self, items: Sequence[StoreItem]) -> None:
         """Store data of another writer (no rate limit), as a live store holds."""
@@ -348,10 +343,14 @@ class FreeEngine:
         return hit.model_copy(update={"id": held.id, "score": score, "meta": self._meta(hit.meta)})
 
     def _meta(self, meta: MemoryMeta) -> MemoryMeta:
-        if self._tz is None or meta.observed_at is None:
+        minutes = self.freedoms.utc_offset_minutes
+        if minutes is None or meta.observed_at is None:
             return meta
         self.used["offset-timestamps"] += 1
-        return meta.model_copy(update={"observed_at": meta.observed_at.astimezone(self._tz)})
+        # Read back as a driver speaking JSON would send it: the same instant at an offset.
+        wire = meta.model_dump(mode="json")
+        wire["observed_at"] = at_offset(meta.observed_at, minutes)
+        return MemoryMeta.model_validate(wire)
 
     def _score(self, score: float) -> float:
         if self.freedoms.scores == "reference":

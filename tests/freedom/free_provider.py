@@ -18,7 +18,7 @@ import uuid
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime
 from typing import Final, Literal
 
 from conformance.provider import (
@@ -40,7 +40,9 @@ from conformance.provider import (
     entry_record,
 )
 from conformance.provider.namespace import validate_name
+from conformance.timestamps import Timestamp
 from reference_driver.provider import TIMESTAMP, ReferenceProvider
+from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, binding_of
 from tests.freedom.options import count_options
 from tests.freedom.paging import Key, PageShape, cut
@@ -54,6 +56,9 @@ ScopeReading = Literal["refuse", "deny", "unattributed"]
 DRIVER_ID: Final = "freedom"
 WHOLE: Final = 1_000_000
 """A recall limit past anything a test stores: the reference ranks everything."""
+
+UNSTAMPED: Final = TIMESTAMP.rfc3339()
+"""The time of every entry when the driver keeps no clock (the reference's)."""
 
 CURSOR_NAMES: Final = {
     "format": "export-cursor-format",
@@ -78,7 +83,8 @@ class ProviderFreedoms:
     """The order of `list`: by (namespace, key), reversed, newest write first, shuffled;
     an export follows the last two, `namespaces()` the reversed one."""
     utc_offset_minutes: int | None = None
-    """Stamp each write with the time at this UTC offset, and report `last_updated`."""
+    """Stamp each write with its time, written at this UTC offset, and report
+    `last_updated`."""
     scores: Scores = "reference"
     """`scaled`: ×100; `negative`: − 2 (every score below zero); `none`: `score=None`.
     `min_score` is held to the reported scale (the reference's when none is reported)."""
@@ -123,11 +129,6 @@ class FreeProvider(ProviderBase):
         self._seq = itertools.count(1)
         self._spaces: dict[str, str | None] = {}
         """Every namespace written, with its last write time."""
-        self._tz = (
-            None
-            if self.freedoms.utc_offset_minutes is None
-            else timezone(timedelta(minutes=self.freedoms.utc_offset_minutes))
-        )
         count_options(self.options, self.used)
 
     def preload(self, rows: builtins.list[tuple[str, str, str, MemoryTaint]]) -> None:
@@ -346,12 +347,13 @@ class FreeProvider(ProviderBase):
             row = _Row(self._new_id(namespace, key), 0, at)
             self._rows[namespace, key] = row
         row.seq, row.at = next(self._seq), at
-        self._spaces[namespace] = None if self._tz is None else at
+        self._spaces[namespace] = None if self.freedoms.utc_offset_minutes is None else at
 
     def _now(self) -> str:
-        if self._tz is None:
-            return TIMESTAMP
-        return datetime.now(self._tz).isoformat(timespec="milliseconds")
+        minutes = self.freedoms.utc_offset_minutes
+        if minutes is None:
+            return UNSTAMPED
+        return at_offset(Timestamp.from_datetime(datetime.now(UTC)), minutes)
 
     def _new_id(self, namespace: str, key: str) -> str:
         if self.freedoms.ids == "uuid":
@@ -364,9 +366,12 @@ class FreeProvider(ProviderBase):
         row = self._rows[entry.namespace or "", entry.key]
         if row.id != entry.id:
             self.used["entry-ids"] += 1
-        if row.at != TIMESTAMP:
+        if row.at != UNSTAMPED:
             self.used["offset-timestamps"] += 1
-        return entry.model_copy(update={"id": row.id, "timestamp": row.at})
+        # Read back as a driver speaking JSON would send it: its own id, its own time text.
+        return MemoryEntry.model_validate(
+            {**entry.model_dump(mode="json"), "id": row.id, "timestamp": row.at}
+        )
 
     def _export_key(self, entry: MemoryEntry) -> Key:
         """Where `entry` stands in an export: newest write first or shuffled when `list` is,

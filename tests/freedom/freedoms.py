@@ -126,8 +126,9 @@ FREEDOMS: Final[dict[str, Freedom]] = {
         ),
         Freedom(
             "offset-timestamps",
-            "Timestamps read back at a UTC offset other than `Z` (the same instant): an "
-            "engine's `observed_at`, a provider's entry `timestamp` and `last_updated`",
+            "Timestamps written at a UTC offset other than `Z` (the same instant, every "
+            "digit kept), as a driver speaking JSON sends them: an engine's `observed_at`, a "
+            "provider's entry `timestamp` and `last_updated`",
             BOTH,
             'contract-reference A1: `timestamp` "ISO-8601 / RFC 3339", `last_updated` '
             '"RFC 3339"; B3: `observed_at` is a datetime (the fingerprint clears it).',

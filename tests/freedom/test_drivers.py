@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -27,6 +27,9 @@ from conformance.provider import (
     OwnedRecallOpts,
     SourceScope,
 )
+from conformance.timestamps import Timestamp
+from reference_driver.provider import TIMESTAMP
+from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorStyle
 from tests.freedom.free_engine import EngineFreedoms, FreeEngine
 from tests.freedom.free_provider import FreeProvider, ProviderFreedoms
@@ -135,13 +138,19 @@ def test_engine_explores_everything_whatever_the_scan_limit() -> None:
     assert (page.total, page.truncated) == (3, False)
 
 
-def test_engine_reads_observed_at_back_at_its_offset() -> None:
+def test_times_are_written_at_an_offset_every_digit_kept() -> None:
+    moment = Timestamp.parse("2025-05-06T07:08:09.123456789Z")
+    assert at_offset(moment, 330) == "2025-05-06T12:38:09.123456789+05:30"
+    assert at_offset(moment, -180) == "2025-05-06T04:08:09.123456789-03:00"
+    assert Timestamp.parse(at_offset(moment, -180)) == moment
+
+
+def test_engine_writes_observed_at_back_at_its_offset() -> None:
     engine = FreeEngine(EngineFreedoms(utc_offset_minutes=330))
     engine.store(document("seen", MemoryMeta(observed_at=AT)))
     (hit,) = engine.list(ListRequest(limit=5)).items
     assert hit.meta.observed_at == AT
-    assert hit.meta.observed_at is not None
-    assert hit.meta.observed_at.utcoffset() == timedelta(minutes=330)
+    assert engine.used["offset-timestamps"] == 1
 
 
 def test_engine_terse_recall_cites_one_item_unscored() -> None:
@@ -160,7 +169,7 @@ def test_provider_entries_carry_its_ids_and_offset_timestamps() -> None:
     provider.store("learning:a", "k", "v", CORE, None, MemoryTaint.INTERNAL)
     entry = provider.get("learning:a", "k")
     assert entry is not None and entry.id != "learning:a::k"
-    assert entry.timestamp.endswith("-03:00")
+    assert entry.timestamp != TIMESTAMP and provider.used["offset-timestamps"] == 1
     (summary,) = provider.namespaces()
     assert summary.last_updated == entry.timestamp
 
