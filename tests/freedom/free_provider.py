@@ -113,8 +113,8 @@ class _Row:
 
 class FreeProvider(ProviderBase):
     """A synchronous provider answering as `freedoms` says. Options: `api_key` (a
-    credential it never repeats), `keyspace` (the prefix of counter ids), `author`
-    (recorded, unused)."""
+    credential it never repeats), `keyspace` (the prefix of counter ids); any other option
+    is recorded and unused."""
 
     def __init__(
         self, freedoms: ProviderFreedoms | None = None, options: Mapping[str, str] | None = None

@@ -230,7 +230,7 @@ FREEDOMS: Final[dict[str, Freedom]] = {
         Freedom(
             "plain-options",
             "Options whose names merely contain a credential word (`keyword`, `keyspace`, "
-            "`author`), with short values",
+            "`sort_key`, `author`, `private_mode`), with short values",
             BOTH,
             'decisions §4.11: "A driver option is a credential when its name is one (`api_key`, '
             "`token`, `password`, `secret`, ... as a whole word of the option name) or when the "

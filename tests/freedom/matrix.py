@@ -550,10 +550,11 @@ PROVIDER_CONFIGURATIONS: Final = (
     ),
     Configuration(
         "provider-plain-options",
-        "Takes the options `keyspace=main` (its id prefix) and `author=me`: not credentials",
+        "Takes the options `keyspace=main` (its id prefix), `author=me`, `sort_key=id` and "
+        "`private_mode=on`: not credentials",
         ("plain-options", "entry-ids"),
         provider=ProviderFreedoms(ids="counter"),
-        options={"keyspace": "main", "author": "me"},
+        options={"keyspace": "main", "author": "me", "sort_key": "id", "private_mode": "on"},
         fuzz_examples=1,
     ),
     Configuration(

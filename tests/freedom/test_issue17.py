@@ -65,7 +65,7 @@ def test_an_engine_option_named_keyword_is_not_a_credential(pytester: pytest.Pyt
     assert report.driver.options == {"config": "engine-keyword-option", "keyword": "all"}
 
 
-def test_provider_options_named_keyspace_and_author_are_not_credentials(
+def test_provider_options_named_keyspace_author_sort_key_private_mode_are_plain(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.runpytest(
@@ -73,6 +73,8 @@ def test_provider_options_named_keyspace_and_author_are_not_credentials(
         "--driver-option=config=provider-plain-options",
         "--driver-option=keyspace=main",
         "--driver-option=author=me",
+        "--driver-option=sort_key=id",
+        "--driver-option=private_mode=on",
         "--profile=provider",
         "-k",
         "no_credential or documents",
