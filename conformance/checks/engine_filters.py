@@ -242,7 +242,7 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
     "engine.fetch_filters",
     per_mode=True,
     title="Every filter field fetches exactly its items, and none of their decoys, in every "
-    "declared mode",
+    "declared mode, however many better-ranked items it excludes",
     clause=(
         "engine-operations.md#fetch, filters-and-reach.md#meta-filter, "
         "filters-and-reach.md#filter-exact-fields, "

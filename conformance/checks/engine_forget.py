@@ -69,7 +69,7 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
 
 @check(
     "engine.forget_by_id",
-    title="Forget by id removes that item only, and counts it once",
+    title="Forget by ids removes exactly those items, however many, counting each once",
     clause="engine-operations.md#forget-ids",
     storage=True,
 )
@@ -112,7 +112,7 @@ def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
 
 @check(
     "engine.forget_by_filter",
-    title="Forget by filter removes every admitted item and nothing else",
+    title="Forget by filter removes every admitted item, however many, and nothing else",
     clause="engine-operations.md#forget-filter, filters-and-reach.md#meta-filter",
     storage=True,
 )

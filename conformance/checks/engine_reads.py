@@ -142,7 +142,7 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
 
 @check(
     "engine.recall",
-    title="Recall answers, citing items that list with the same kind",
+    title="Recall answers, citing only items its filter admits, each listing with its kind",
     clause="engine-operations.md#recall",
     storage=True,
 )

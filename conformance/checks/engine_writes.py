@@ -170,7 +170,7 @@ def identify(
             not unlisted,
             call,
             f"all of {what}",
-            f"got {len(found)} of {len(items)}; missing "
+            f"{len(found)} of {len(items)}; missing "
             + name_ids(unlisted, {label: label for label in unlisted}),
         )
     return found

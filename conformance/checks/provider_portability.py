@@ -212,7 +212,7 @@ def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
 
 @check(
     "provider.export_import_round_trip",
-    title="Exported entries, forgotten, import back exactly, taint included",
+    title="Exported entries, forgotten, import back exactly in one batch, taint included",
     clause=(
         "provider-families.md#portability-export, "
         "provider-families.md#portability-import, provider-families.md#taint"

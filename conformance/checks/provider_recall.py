@@ -98,7 +98,8 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
 
 @check(
     "provider.recall_filters_narrow",
-    title="Recall's category and session options select exactly their entries",
+    title="Recall's category and session options select exactly their entries, however "
+    "many better matches they exclude",
     clause="provider-families.md#recall-filters",
     storage=True,
 )

@@ -154,3 +154,11 @@ def test_declaring_non_ascii_leaves_every_non_ascii_input_out() -> None:
     assert run_engine_suite(RefusesNonAscii(), FAST, only=only)[only[0]].outcome == "failed"
     ascii_only = RunSettings(timeout=10.0, retries=0, constraints=Constraints(non_ascii=False))
     assert run_engine_suite(RefusesNonAscii(), ascii_only, only=only)[only[0]].outcome == "passed"
+
+
+def test_a_precondition_names_what_the_listing_missed() -> None:
+    result = run_engine_suite(ListCappedAtTen(), FAST, only=["engine.get"])["engine.get"]
+    assert result.outcome == "inconclusive"
+    missed = "got 10 of 175; missing in11–in165, out1–out10 (see engine.list_paging)"
+    assert missed in result.reason
+    assert "got got" not in result.reason
