@@ -419,6 +419,13 @@ class ListPagesOfHundred(SearchPagesOfTen):
     capped = frozenset({"list"})
 
 
+class ListPagesOfFifty(SearchPagesOfTen):
+    """Lists one namespace from one page of 50 rows."""
+
+    page = 50
+    capped = frozenset({"list"})
+
+
 class ListNonePagesOfHundred(SearchPagesOfTen):
     """Lists every namespace (`list(None)`) from one page of 100."""
 
@@ -430,6 +437,13 @@ class CountsPagesOfHundred(SearchPagesOfTen):
     """Counts a namespace's entries from one page of 100."""
 
     page = 100
+    capped = frozenset({"namespaces"})
+
+
+class CountsPagesOfFifty(SearchPagesOfTen):
+    """Counts a namespace's entries from one page of 50."""
+
+    page = 50
     capped = frozenset({"namespaces"})
 
 
@@ -525,6 +539,13 @@ class RecallSessionAfterTopHundred(_RecallFiltersAfterCut):
     """Searches the namespace, keeps the best 100, then keeps the asked session."""
 
     wider = frozenset({"session_id"})
+
+
+class RecallSessionAfterLimitPlusFifty(RecallSessionAfterTopHundred):
+    """Keeps the best `limit + 50` of the namespace, then the asked session."""
+
+    def cut(self, limit: int) -> int:
+        return limit + 50
 
 
 class NamespaceMatchedAsPrefix(ReferenceProvider):
@@ -925,6 +946,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     CountsPagesOfTen: "provider.listing_holds_at_volume",
     RecallPagesOfTen: "provider.recall_respects_limit_and_namespace",
     ListPagesOfHundred: "provider.listing_holds_at_volume",
+    ListPagesOfFifty: "provider.listing_holds_at_volume",
+    CountsPagesOfFifty: "provider.listing_holds_at_volume",
     ListNonePagesOfHundred: "provider.listing_holds_at_volume",
     CountsPagesOfHundred: "provider.listing_holds_at_volume",
     NamespacesFirstHundred: "provider.listing_holds_at_volume",
@@ -936,6 +959,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RecallCategoryAfterTopHundred: "provider.recall_filters_narrow",
     RecallCategoryAfterLimitPlusFifty: "provider.recall_filters_narrow",
     RecallSessionAfterTopHundred: "provider.recall_filters_narrow",
+    RecallSessionAfterLimitPlusFifty: "provider.recall_filters_narrow",
     NamespaceMatchedAsPrefix: "provider.namespaces_are_isolated",
     ListMatchesPathPrefix: "provider.namespaces_are_isolated",
     RecallMatchesPrefix: "provider.namespaces_are_isolated",
