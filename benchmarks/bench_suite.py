@@ -1,17 +1,20 @@
-"""Whole-suite cost against the reference: wall time, check time, driver calls, and a
-5 ms-per-call engine.
+"""Whole-suite cost against the reference: wall time, CPU time, check time, driver calls,
+and a 5 ms-per-call engine.
 
     python benchmarks/bench_suite.py
 
 Each figure is one pytest run in a subprocess (so start-up is included, as a vendor's CI
-pays it); -n 2 runs use pytest-xdist's two workers. Check time is the sum of the checks'
-own durations from the report (no start-up), per profile.
+pays it); -n 2 runs use pytest-xdist's two workers. CPU time is the run's user and
+system time, its workers' included (start-up too; on a loaded machine it is the figure
+that stays put). Check time is the sum of the checks' own durations from the report (no
+start-up), per profile; driver calls are counted per profile.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -53,16 +56,24 @@ def run_report(driver: str, *extra: str) -> tuple[float, dict[str, Any]]:
     return elapsed, data
 
 
-def run(driver: str, *extra: str) -> tuple[float, str, int, str]:
-    """Wall time, check time per profile, driver calls and verdict of one run."""
+def cpu_of_children() -> float:
+    """User and system seconds of every finished child process (their children too)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(driver: str, *extra: str) -> tuple[float, float, str, str, int, str]:
+    """Wall time, CPU time, check time and driver calls per profile, all calls, and the
+    verdict of one run."""
+    cpu_before = cpu_of_children()
     elapsed, data = run_report(driver, *extra)
-    calls = sum(c["calls"] for c in data["checks"])
-    per_profile = {
-        profile: sum(c["duration"] for c in data["checks"] if c["profile"] == profile)
-        for profile in ("engine", "provider")
-    }
-    checks = " + ".join(f"{per_profile[p]:.2f}" for p in ("engine", "provider"))
-    return elapsed, checks, calls, data["summary"]["verdict"]
+    cpu = cpu_of_children() - cpu_before
+    profiles = ("engine", "provider")
+    durations = [sum(c["duration"] for c in data["checks"] if c["profile"] == p) for p in profiles]
+    calls = [sum(c["calls"] for c in data["checks"] if c["profile"] == p) for p in profiles]
+    checks = " + ".join(f"{d:.2f}" for d in durations)
+    called = " + ".join(str(n) for n in calls)
+    return elapsed, cpu, checks, called, sum(calls), data["summary"]["verdict"]
 
 
 def main() -> None:
@@ -74,15 +85,16 @@ def main() -> None:
         ("5 ms per call, -n 2", *run(delayed, "--driver-option", "delay_ms=5", "-n", "2")),
     ]
     print(
-        f"{'run':<22} {'wall (s)':>9} {'check time engine + provider (s)':>33} "
-        f"{'driver calls':>13} verdict"
+        f"{'run':<22} {'wall (s)':>9} {'CPU (s)':>8} {'check time engine + provider (s)':>33} "
+        f"{'driver calls engine + provider':>31} verdict"
     )
-    for name, wall, checks, calls, verdict in rows:
-        print(f"{name:<22} {wall:>9.2f} {checks:>33} {calls:>13} {verdict}")
+    for name, wall, cpu, checks, called, _, verdict in rows:
+        print(f"{name:<22} {wall:>9.2f} {cpu:>8.2f} {checks:>33} {called:>31} {verdict}")
     base, delayed_wall, delayed_n2 = rows[0][1], rows[2][1], rows[3][1]
+    delayed_calls = rows[2][5]
     print(
-        f"5 ms delay costs {delayed_wall - base:.2f} s for {rows[2][3]} calls "
-        f"({(delayed_wall - base) / rows[2][3] * 1000:.1f} ms per call); "
+        f"5 ms delay costs {delayed_wall - base:.2f} s for {delayed_calls} calls "
+        f"({(delayed_wall - base) / delayed_calls * 1000:.1f} ms per call); "
         f"-n 2 speeds the delayed run up {delayed_wall / delayed_n2:.2f}x"
     )
 

@@ -48,8 +48,21 @@ def new_nonce() -> str:
 
 def describe(value: object, width: int = 60) -> str:
     """A short, one-line rendering of a call argument for messages."""
-    text = repr(value).replace("\n", "\\n")
+    text = _repr_head(value, width).replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _repr_head(value: object, width: int) -> str:
+    """`repr(value)`, or for a list only as much of it as `width` shows (a batch of a
+    hundred items is not rendered whole to show its first sixty characters)."""
+    if not isinstance(value, list):
+        return repr(value)
+    head = "["
+    for index, item in enumerate(value):
+        head += (", " if index else "") + repr(item)
+        if len(head) > width:
+            return head
+    return head + "]"
 
 
 def _is_refusal(error: BaseException) -> bool:

@@ -1,8 +1,10 @@
 """Engine checks of cursors: following them visits every item once and ends, past the
-result caps stores commonly default to; a cursor the engine never issued is refused."""
+result caps stores commonly default to (10, 20, 50, 100), at small page sizes and in
+pages larger than a cap; a cursor the engine never issued is refused."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -17,24 +19,42 @@ from conformance.checks.engine_support import (
     run_filter,
 )
 from conformance.checks.engine_writes import (
+    BATCH_OWNER,
     require_listed,
-    store_each,
+    require_missed_held,
+    store_batch,
 )
-from conformance.engine import Document, FetchRequest, InvalidRequest, ListRequest
+from conformance.engine import (
+    Document,
+    FetchMode,
+    FetchRequest,
+    InvalidRequest,
+    ListRequest,
+    StoreItem,
+)
 
 PAGED = 25
-"""Items paged through: past the 10 and 20 results stores commonly stop at, and a
-multiple of no page size tried."""
+"""Items paged through at small page sizes: past the 10 and 20 results stores commonly
+stop at, and a multiple of no page size tried."""
 
 PAGE_SIZES = (1, 2, 3, 7, 30)
-"""Page sizes tried: several page boundaries each, and one page larger than the set."""
+"""Page sizes tried over the first `PAGED` items: several page boundaries each, and one
+page larger than the set."""
+
+VOLUME = 125
+"""Items read in large pages: past the 50 and 100 results a store call or an adapter's
+SQL `LIMIT` commonly stops at, and a multiple of neither."""
+
+LARGE_PAGES = (50, 200)
+"""Page sizes tried over all `VOLUME` items: three pages, and one page asking for more
+than a cap of 100 would give."""
 
 UNKNOWN_CURSOR = "tmconf-not-a-cursor"
 
 
-def paged_items(ctx: CheckContext) -> dict[str, Document]:
-    """`PAGED` documents `p1`..`p25`, each text holding the query `paging_query(ctx)`."""
-    return {f"p{i}": note(ctx, f"paging probe {i}") for i in range(1, PAGED + 1)}
+def paged_items(ctx: CheckContext, first: int = 1, last: int = PAGED) -> dict[str, Document]:
+    """Documents `p<first>`..`p<last>`, each text holding the query `paging_query(ctx)`."""
+    return {f"p{i}": note(ctx, f"paging probe {i}") for i in range(first, last + 1)}
 
 
 def paging_query(ctx: CheckContext) -> str:
@@ -54,13 +74,23 @@ def paging_query(ctx: CheckContext) -> str:
 )
 def assert_list_paging(engine: Any, ctx: CheckContext) -> None:
     """Twenty-five items listed 1, 2, 3 and 7 at a time and in one page larger than the
-    set: every item exactly once, no cursor repeated within a read, every hit scored 0.0,
-    and the paging ends. A cursor the engine never issued is `InvalidRequest`."""
+    set, then 125 items listed 50 at a time and in one page of 200: every item exactly
+    once, no cursor repeated within a read, every hit scored 0.0, and the paging ends.
+    A cursor the engine never issued is `InvalidRequest`.
+
+    Catches a listing that stops at its store's default page (10, 20, 50, 100 items),
+    or ends on a page shorter than the limit asked for.
+    """
     cleanup(engine, ctx)
-    stored = store_each(engine, ctx, paged_items(ctx))
     scope = run_filter(ctx)
+    stored = store_batch(engine, ctx, paged_items(ctx))
     for limit in PAGE_SIZES:
-        require_listed(engine, ctx, scope, stored, f"the {PAGED} items, {limit} at a time", limit)
+        what = f"the {PAGED} items, {limit} at a time"
+        require_listed(engine, ctx, scope, stored, what, limit, writer=BATCH_OWNER)
+    stored |= store_batch(engine, ctx, paged_items(ctx, PAGED + 1, VOLUME))
+    for limit in LARGE_PAGES:
+        what = f"the {VOLUME} items, {limit} at a time"
+        require_listed(engine, ctx, scope, stored, what, limit, writer=BATCH_OWNER)
     listing = ListRequest(filter=scope, limit=2, cursor=UNKNOWN_CURSOR)
     ctx.refused(
         f"list(cursor {UNKNOWN_CURSOR!r})",
@@ -83,23 +113,22 @@ def assert_list_paging(engine: Any, ctx: CheckContext) -> None:
 )
 def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
     """Twenty-five items whose texts each hold the query verbatim, fetched in every
-    declared mode 1, 2, 3 and 7 at a time and in one page larger than the set: every item
-    is a hit exactly once, no cursor repeated within a read, and the paging ends. A cursor
-    the engine never issued is `InvalidRequest`."""
+    declared mode 1, 2, 3 and 7 at a time and in one page larger than the set, then 125
+    such items fetched 50 at a time and in one page of 200: every item is a hit exactly
+    once, no cursor repeated within a read, and the paging ends. A cursor the engine
+    never issued is `InvalidRequest`.
+
+    Catches a fetch that ranks only its store's first page of hits (20, 50, 100), or
+    ends on a page shorter than the limit asked for.
+    """
     declared = require_a_mode(engine, ctx)
     cleanup(engine, ctx)
-    stored = list(store_each(engine, ctx, paged_items(ctx)))
-    scope = run_filter(ctx)
-    query = paging_query(ctx)
+    stored = store_batch(engine, ctx, paged_items(ctx))
+    _require_fetched(engine, ctx, declared, stored, PAGE_SIZES)
+    stored |= store_batch(engine, ctx, paged_items(ctx, PAGED + 1, VOLUME))
+    _require_fetched(engine, ctx, declared, stored, LARGE_PAGES)
+    query, scope = paging_query(ctx), run_filter(ctx)
     for mode in declared:
-        for limit in PAGE_SIZES:
-            got = ids(fetch_all(engine, ctx, query, mode, scope, limit))
-            ctx.require_ids(
-                f"fetch(query, {mode.value}) {limit} at a time",
-                got,
-                stored,
-                f"all {PAGED} items (each holds the query verbatim), each once",
-            )
         req = FetchRequest(query=query, mode=mode, filter=scope, limit=2, cursor=UNKNOWN_CURSOR)
         ctx.refused(
             f"fetch(query, {mode.value}, cursor {UNKNOWN_CURSOR!r})",
@@ -107,3 +136,25 @@ def assert_cursor_progress(engine: Any, ctx: CheckContext) -> None:
             InvalidRequest,
             "InvalidRequest (a cursor the engine never issued)",
         )
+
+
+def _require_fetched(
+    engine: Any,
+    ctx: CheckContext,
+    declared: list[FetchMode],
+    stored: Mapping[str, StoreItem],
+    sizes: tuple[int, ...],
+) -> None:
+    """In every declared mode and at every page size, the paging query fetches each of
+    `stored` exactly once (missing items must be held: see `require_held`)."""
+    query, scope = paging_query(ctx), run_filter(ctx)
+    for mode in declared:
+        for limit in sizes:
+            got = ids(fetch_all(engine, ctx, query, mode, scope, limit))
+            require_missed_held(engine, ctx, stored, got, writer=BATCH_OWNER)
+            ctx.require_ids(
+                f"fetch(query, {mode.value}) {limit} at a time",
+                got,
+                list(stored),
+                f"all {len(stored)} items (each holds the query verbatim), each once",
+            )

@@ -1,6 +1,6 @@
-"""Engine check of explore: counts per facet value past the 10 values facet calls commonly
-default to, ties cut by `limit`, items without a value, a scan cut short, and counts
-after a forget."""
+"""Engine check of explore: counts per facet value past the 10 and 100 values facet calls
+commonly default to, ties cut by `limit`, items without a value, a scan cut short, and
+counts after a forget."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from conformance.checks.engine_support import (
     run_filter,
 )
 from conformance.checks.engine_writes import (
+    BATCH_OWNER,
     require_listed,
+    store_batch,
     store_each,
 )
 from conformance.engine import (
@@ -29,6 +31,7 @@ from conformance.engine import (
     Facet,
     ForgetIds,
     InvalidRequest,
+    MetaFilter,
     StoreItem,
 )
 
@@ -66,6 +69,39 @@ LISTING_PAGE = 10
 
 FORGOTTEN = ("alpha 1", "mike 1", "unset 1")
 """The items forgotten before counting again."""
+
+DISTINCT = 130
+"""Values explored at once, one item each: past the 100 values a facet or aggregation
+call commonly answers by default."""
+
+WIDE_LIMITS = (200, 120)
+"""Limits above 100: one above the number of values, and one cutting ten of them."""
+
+WIDE_LISTING_PAGE = 200
+"""The page size the valued items are listed with first: that of the contract's default
+explore, so that a listing fault there is `engine.list_paging`'s to report."""
+
+
+def values_workspace(ctx: CheckContext) -> str:
+    """The workspace of the `DISTINCT` valued items, inside the run's own."""
+    return f"{ctx.root}/values"
+
+
+def repo_value(ctx: CheckContext, n: int) -> str:
+    """The repo of valued item `n`, labelled `r<n>` (three digits: value order is
+    number order)."""
+    return ctx.label(f"owner/{ctx.marker}-r{n:03d}", f"r{n:03d}")
+
+
+def valued_items(ctx: CheckContext) -> dict[str, StoreItem]:
+    """`DISTINCT` documents in their own workspace, each with a repo of its own, by label
+    (`r000`..`r129`), stored in an order that sorts by neither value nor its reverse."""
+    order = [n * 47 % DISTINCT for n in range(DISTINCT)]
+    workspace = values_workspace(ctx)
+    return {
+        f"r{n:03d}": note(ctx, f"valued {n}", workspace=workspace, repo=repo_value(ctx, n))
+        for n in order
+    }
 
 
 def explored_items(ctx: CheckContext) -> dict[str, StoreItem]:
@@ -119,6 +155,22 @@ def _require_page(ctx: CheckContext, call: str, got: ExplorePage, want: ExploreP
     ctx.require(got == want, call, rendered(ctx, want), rendered(ctx, got))
 
 
+def _require_wide_page(ctx: CheckContext, call: str, got: ExplorePage, want: ExplorePage) -> None:
+    """`got` is `want`, a page of many buckets; each is summarised by its values as
+    ranges of their labels (`r000–r099`)."""
+
+    def summary(page: ExplorePage) -> str:
+        counts = sorted({b.count for b in page.buckets})
+        values = ctx.named([b.value for b in page.buckets])
+        return (
+            f"{len(page.buckets)} buckets ({values}) counting {counts}, total {page.total}, "
+            f"missing {page.missing}, more_buckets {page.more_buckets}, "
+            f"truncated {page.truncated}"
+        )
+
+    ctx.require(got == want, call, summary(want), summary(got))
+
+
 def _require_consistent_scan(
     ctx: CheckContext, call: str, got: ExplorePage, exact: ExplorePage, items: int
 ) -> None:
@@ -166,9 +218,11 @@ def assert_explore(engine: Any, ctx: CheckContext) -> None:
     `more_buckets` 7; a `scan_limit` of 10 answers either the exact counts untruncated or
     a consistent truncated count of at least 10 items; after forgetting three items the
     counts drop by them. Explore by kind counts each kind, and each bucket narrowed
-    into the filter lists its count; by workspace, one bucket. A limit of 0 is
-    `InvalidRequest`."""
-    cleanup(engine, ctx)
+    into the filter lists its count; by workspace, one bucket. Over 130 items each with
+    a repo of its own, explore by repo with a limit of 200 answers all 130 buckets in
+    value order, and with a limit of 120 the first 120 with `more_buckets` 10. A limit
+    of 0 is `InvalidRequest`."""
+    cleanup(engine, ctx, values_workspace(ctx))
     items = explored_items(ctx)
     stored = store_each(engine, ctx, items)
     scope = run_filter(ctx)
@@ -221,6 +275,18 @@ def assert_explore(engine: Any, ctx: CheckContext) -> None:
         page,
         expected(counts, ALL_VALUES, UNSET - 1),
     )
+
+    wide = store_batch(engine, ctx, valued_items(ctx))
+    valued = MetaFilter(workspace=values_workspace(ctx))
+    what = f"the {DISTINCT} valued items"
+    require_listed(engine, ctx, valued, wide, what, WIDE_LISTING_PAGE, writer=BATCH_OWNER)
+    repos = {repo_value(ctx, n): 1 for n in range(DISTINCT)}
+    for limit in WIDE_LIMITS:
+        req = ExploreRequest(facet=Facet.REPO, filter=valued, limit=limit)
+        want = expected(repos, limit, 0, Facet.REPO)
+        _require_wide_page(
+            ctx, f"explore(repo, values workspace, limit {limit})", engine.explore(req), want
+        )
 
     ctx.refused(
         "explore(kind, limit 0)",

@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
+from conformance.checks.engine_outranked import outranked_clause, store_outranked
 from conformance.checks.engine_support import (
     FETCH_OWNER,
     cleanup,
@@ -25,8 +26,9 @@ from conformance.checks.engine_support import (
     run_filter,
 )
 from conformance.checks.engine_writes import (
-    require_held,
+    BATCH_OWNER,
     require_listed,
+    require_missed_held,
     store_each,
 )
 from conformance.engine import (
@@ -44,6 +46,11 @@ PROBE_PAGE = 10
 
 FETCH_LIMIT = 100
 """Larger than the number of probes, so a conforming fetch answers in one page."""
+
+OUTRANKED_LIMIT = 10
+"""The page size for the outranked items: one page holds them (paging is
+`engine.cursor_progress`'s), and a cut at the limit plus 50 stays below the 130 items
+above them."""
 
 TICK = timedelta(microseconds=1)
 
@@ -235,7 +242,7 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
     "engine.fetch_filters",
     per_mode=True,
     title="Every filter field fetches exactly its items, and none of their decoys, in every "
-    "declared mode",
+    "declared mode, however many better-ranked items it excludes",
     clause=(
         "engine-operations.md#fetch, filters-and-reach.md#meta-filter, "
         "filters-and-reach.md#filter-exact-fields, "
@@ -247,7 +254,10 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
 def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
     """The probes of `engine.list_filters` (every text holding the marker), fetched with
     the marker in every declared mode: the probe workspace alone answers every probe,
-    and each filter exactly its probes."""
+    and each filter exactly its probes. Then three items a tag filter admits beneath
+    130 it excludes whose text is the query itself: fetched with a limit of 10, the
+    filter answers exactly the three in every mode (the filter is applied inside the
+    ranking, not to a top-k cut of it)."""
     declared = require_a_mode(engine, ctx)
     stored, cases = _store_probes(engine, ctx)
     everything = MetaFilter(workspace=probe_workspace(ctx))
@@ -258,9 +268,7 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
         ctx.require(not strays, call, "only probes", f"{len(strays)} more: {ctx.named(strays)}")
         # Probes the engine holds but does not fetch over the whole workspace are a
         # fetch that stops short: `engine.cursor_progress` reports it.
-        missing = [item_id for item_id in stored if item_id not in got]
-        if missing:
-            require_held(engine, ctx, stored, missing)
+        require_missed_held(engine, ctx, stored, got)
         with ctx.precondition(FETCH_OWNER, f"fetching all {len(stored)} probes"):
             ctx.require_ids(call, got, list(stored), "every probe (each holds the query), once")
         for case in cases:
@@ -271,3 +279,11 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
                 _wanted(ctx, stored, case),
                 "exactly the probes it admits (each holds the query), each once",
             )
+    outranked = store_outranked(engine, ctx)
+    want = outranked_clause(f"exactly the {len(outranked.kept)} items it admits, each once")
+    for mode in declared:
+        call = f"fetch(query, {mode.value}, tag filter, limit {OUTRANKED_LIMIT})"
+        found = fetch_all(engine, ctx, outranked.query, mode, outranked.filter, OUTRANKED_LIMIT)
+        got = ids(found)
+        require_missed_held(engine, ctx, outranked.kept, got, writer=BATCH_OWNER)
+        ctx.require_ids(call, got, list(outranked.kept), want)

@@ -1,5 +1,6 @@
 """Engine checks of forget: an empty target is refused, and ids and filters remove exactly
-what they name, counting it."""
+what they name, counting it, past the first page of matches or the first batch of ids
+an adapter's delete commonly stops at (50, 100)."""
 
 from __future__ import annotations
 
@@ -15,17 +16,25 @@ from conformance.checks.engine_support import (
     run_filter,
 )
 from conformance.checks.engine_writes import (
+    BATCH_OWNER,
     require_listed,
     seed,
+    store_batch,
 )
-from conformance.engine import ForgetFilter, ForgetIds, InvalidRequest, MetaFilter
+from conformance.engine import ForgetFilter, ForgetIds, InvalidRequest, MetaFilter, StoreItem
+
+VOLUME = 125
+"""Items one forget removes: past the 50 and 100 a delete by ids or by a page of
+matches commonly stops at."""
+
+LISTING_PAGE = 50
 
 
-def _seeded(engine: Any, ctx: CheckContext) -> list[str]:
-    """Seed the run and list it (a precondition); the seeded ids."""
+def _seeded(engine: Any, ctx: CheckContext) -> dict[str, StoreItem]:
+    """Seed the run and list it (a precondition); the seeded items by id."""
     stored = seed(engine, ctx)
     require_listed(engine, ctx, run_filter(ctx), stored, "the seeded items")
-    return list(stored)
+    return stored
 
 
 @check(
@@ -60,15 +69,18 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
 
 @check(
     "engine.forget_by_id",
-    title="Forget by id removes that item only, and counts it once",
+    title="Forget by ids removes exactly those items, however many, counting each once",
     clause="engine-operations.md#forget-ids",
     storage=True,
 )
 def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
     """Forgetting a stored item's id reports 1, the item no longer lists while the run's
-    other items do, and forgetting the same id again reports 0."""
+    other items do, and forgetting the same id again reports 0. Forgetting 125 ids in
+    one call (with an unknown id, and one id named twice) reports 125, and none of them
+    lists afterwards while the run's other items do."""
     cleanup(engine, ctx)
-    others = _seeded(engine, ctx)
+    seeded = _seeded(engine, ctx)
+    others = list(seeded)
     doomed = ctx.label(engine.store(note(ctx, "forget by id")).id, "doomed")
     report = engine.forget(ForgetIds(ids=[doomed]))
     call = "forget(ids=[doomed])"
@@ -80,28 +92,71 @@ def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
     again = engine.forget(ForgetIds(ids=[doomed]))
     ctx.require(again.forgotten == 0, f"{call} again", "forgotten 0 (already gone)", again)
 
+    items = {f"v{i}": note(ctx, f"forget by id {i}") for i in range(1, VOLUME + 1)}
+    stored = store_batch(engine, ctx, items)
+    bulk = list(stored)
+    # Listed first: a forget is judged on items the engine is seen to hold.
+    what = f"the seeded items and v1–v{VOLUME}"
+    held = {**seeded, **stored}
+    require_listed(engine, ctx, run_filter(ctx), held, what, LISTING_PAGE, writer=BATCH_OWNER)
+    unknown = ctx.label(f"{ctx.marker}-never-stored", "unknown")
+    report = engine.forget(ForgetIds(ids=[*bulk, unknown, bulk[0]]))
+    call = f"forget(ids=[v1–v{VOLUME}, unknown, v1])"
+    want = f"forgotten {VOLUME} (the unknown id skipped, v1 counted once)"
+    ctx.require(report.forgotten == VOLUME, call, want, report)
+    left = ids(list_all(engine, ctx, run_filter(ctx), LISTING_PAGE))
+    ctx.require_ids(
+        f"list(run filter) after {call}", left, others, f"the seeded items, none of v1–v{VOLUME}"
+    )
+
 
 @check(
     "engine.forget_by_filter",
-    title="Forget by filter removes every admitted item and nothing else",
+    title="Forget by filter removes every admitted item, however many, and nothing else",
     clause="engine-operations.md#forget-filter, filters-and-reach.md#meta-filter",
     storage=True,
 )
 def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
-    """Two items tagged for dropping are removed by a tag + run filter, which reports 2;
-    none of them lists afterwards and the run's other items all do."""
-    cleanup(engine, ctx)
-    others = _seeded(engine, ctx)
+    """125 items tagged for dropping are removed by one tag + run filter forget, which
+    reports 125; none of them lists afterwards, and every decoy the filter excludes
+    still does: the run's other items, items tagged with an extension of the tag
+    (`drop` and `dropx`), and items carrying the tag in a workspace whose name extends
+    the run's.
+
+    Catches a forget that deletes only the first page of matches (50, 100), and one
+    matching the tag or the workspace as a string prefix.
+    """
+    sibling = f"{ctx.root}x"
+    cleanup(engine, ctx, sibling)
+    seeded = _seeded(engine, ctx)
     tag = f"{ctx.marker}-drop"
-    for label in ("drop1", "drop2"):
-        ctx.label(engine.store(note(ctx, label, tags=[tag])).id, label)
+    drop_items = {f"drop{i}": note(ctx, f"drop {i}", tags=[tag]) for i in range(1, VOLUME + 1)}
+    near_items = {f"near{i}": note(ctx, f"near miss {i}", tags=[f"{tag}x"]) for i in (1, 2, 3)}
+    beside_items = {
+        f"beside{i}": note(ctx, f"beside {i}", workspace=sibling, tags=[tag]) for i in (1, 2, 3)
+    }
+    # A batch of each kind, so that receipts in any order name an item of the right kind.
+    drops, near, beside = (
+        store_batch(engine, ctx, kind) for kind in (drop_items, near_items, beside_items)
+    )
+    in_run = {**seeded, **drops, **near}
+    kept = [*seeded, *near]
+    # Listed first: a forget is judged on items the engine is seen to hold.
+    what = f"the seeded items, drop1–drop{VOLUME} and near1–near3"
+    require_listed(engine, ctx, run_filter(ctx), in_run, what, LISTING_PAGE, writer=BATCH_OWNER)
+    require_listed(
+        engine, ctx, MetaFilter(workspace=sibling), beside, "beside1–beside3", writer=BATCH_OWNER
+    )
+
     report = engine.forget(ForgetFilter(filter=run_filter(ctx, tags_any=[tag])))
-    ctx.require(
-        report.forgotten == 2, "forget(tags_any=[drop] + run filter)", "forgotten 2", report
-    )
-    dropped = ids(list_all(engine, ctx, run_filter(ctx, tags_any=[tag])))
-    ctx.require_ids("list(tags_any=[drop] + run filter)", dropped, [], "nothing")
-    left = ids(list_all(engine, ctx, run_filter(ctx)))
+    call = "forget(tags_any=[drop] + run filter)"
+    ctx.require(report.forgotten == VOLUME, call, f"forgotten {VOLUME}", report)
+    dropped = ids(list_all(engine, ctx, run_filter(ctx, tags_any=[tag]), LISTING_PAGE))
+    ctx.require_ids(f"list(tags_any=[drop] + run filter) after {call}", dropped, [], "nothing")
+    left = ids(list_all(engine, ctx, run_filter(ctx), LISTING_PAGE))
     ctx.require_ids(
-        "list(run filter) after the forget", left, others, "the seeded items, none dropped"
+        f"list(run filter) after {call}", left, kept, "the seeded items and near1–near3"
     )
+    left = ids(list_all(engine, ctx, MetaFilter(workspace=sibling)))
+    call = f"list(workspace={sibling!r}) after {call}"
+    ctx.require_ids(call, left, list(beside), "beside1–beside3")

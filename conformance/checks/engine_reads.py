@@ -6,6 +6,7 @@ from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
+from conformance.checks.engine_outranked import outranked_clause, store_outranked
 from conformance.checks.engine_support import (
     cleanup,
     ids,
@@ -13,10 +14,13 @@ from conformance.checks.engine_support import (
     run_filter,
 )
 from conformance.checks.engine_writes import (
+    BATCH_OWNER,
+    identify,
     require_as_stored,
     require_listed,
+    require_missed_held,
     seed,
-    store_each,
+    store_batch,
 )
 from conformance.checks.evidence import show
 from conformance.engine import (
@@ -31,13 +35,26 @@ from conformance.engine import (
     StoreItem,
 )
 
-IN_REACH = 30
+IN_REACH = 165
+"""Ids asked for that the reach admits: past the 50 and 100 ids a store's lookup or one
+listing page commonly stops at."""
+
+AT_NODE = 100
+"""Of the items in reach, those at the node itself (the rest at its child)."""
+
 OUT_OF_REACH = 10
-LISTING_PAGE = 10
+
+LISTING_PAGE = 200
+"""The page size the items are listed with first: that of the contract's default get,
+so that a listing fault there is `engine.list_paging`'s to report, not get's."""
+
+OUTRANKED_LIMIT = 5
+"""Recall's limit over the outranked items: a cut at the limit plus 50 stays below the
+130 items above them."""
 
 
 def get_items(ctx: CheckContext) -> tuple[Reach, dict[str, StoreItem]]:
-    """A reach, `subtree(agent:<m>-get)`, and items by label: `in1`..`in30` at its node
+    """A reach, `subtree(agent:<m>-get)`, and items by label: `in1`..`in165` at its node
     and a child, `out1`..`out10` beside it at `agent:<m>-getx` (its id a string prefix
     away) and at the root."""
     m = ctx.marker
@@ -46,7 +63,7 @@ def get_items(ctx: CheckContext) -> tuple[Reach, dict[str, StoreItem]]:
     beside = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-getx"))
     items: dict[str, StoreItem] = {}
     for i in range(1, IN_REACH + 1):
-        items[f"in{i}"] = note(ctx, f"get in {i}", namespace=node if i <= 20 else child)
+        items[f"in{i}"] = note(ctx, f"get in {i}", namespace=node if i <= AT_NODE else child)
     for i in range(1, OUT_OF_REACH + 1):
         items[f"out{i}"] = note(ctx, f"get out {i}", namespace=beside if i <= 6 else Namespace.ROOT)
     return Reach.subtree(node), items
@@ -55,24 +72,24 @@ def get_items(ctx: CheckContext) -> tuple[Reach, dict[str, StoreItem]]:
 def asked_ids(
     ctx: CheckContext, inside: list[str], outside: list[str]
 ) -> tuple[list[str], list[str]]:
-    """`MAX_GET_IDS` ids to ask for, and the answer they call for: ids in reach among
-    unknown ids, ids out of reach and repeats, the last twenty in reach past position 120,
-    in an order other than store order; the answer is each id in reach once, where first
+    """`MAX_GET_IDS` ids to ask for, and the answer they call for: every id in reach,
+    among unknown ids, ids out of reach and repeats, 85 of them reversed from position
+    108 on (past any first 50 or 100); the answer is each id in reach once, where first
     asked."""
-    unknown = [ctx.label(f"{ctx.marker}-missing-{i}", f"unknown{i}") for i in range(1, 200)]
+    unknown = [ctx.label(f"{ctx.marker}-missing-{i}", f"unknown{i}") for i in range(1, MAX_GET_IDS)]
     asked = [
-        *unknown[:40],
+        *unknown[:10],
         *outside[:5],
-        *inside[:10],
+        *inside[:80],
         inside[3],
-        *unknown[40:100],
+        *unknown[10:15],
         *outside[5:],
         outside[0],
-        *reversed(inside[10:]),
-        inside[12],
+        *reversed(inside[80:]),
+        inside[100],
     ]
-    asked += unknown[100 : 100 + MAX_GET_IDS - len(asked)]
-    return asked, [*inside[:10], *reversed(inside[10:])]
+    asked += unknown[15 : 15 + MAX_GET_IDS - len(asked)]
+    return asked, [*inside[:80], *reversed(inside[80:])]
 
 
 @check(
@@ -82,17 +99,31 @@ def asked_ids(
     storage=True,
 )
 def assert_get(engine: Any, ctx: CheckContext) -> None:
-    """get of `MAX_GET_IDS` (200) ids with reach `subtree(node)`: 30 ids in reach (20 of
-    them past position 120), 10 out of reach (at a sibling whose id extends the node's,
-    and at the root), unknown ids, and ids asked twice. It answers exactly the 30, each
+    """get of `MAX_GET_IDS` (200) ids with reach `subtree(node)`: 165 ids in reach (85 of
+    them past position 107), 10 out of reach (at a sibling whose id extends the node's,
+    and at the root), unknown ids, and ids asked twice. It answers exactly the 165, each
     once, in the order first asked, each hit as stored (kind, text, metadata). get of no
-    ids is `InvalidRequest`."""
+    ids is `InvalidRequest`.
+
+    Catches a get that looks up only its store's first batch of ids (50, 100), or that
+    reads one page of a listing (50, 100 items) to find them.
+    """
     cleanup(engine, ctx)
     reach, items = get_items(ctx)
-    stored = store_each(engine, ctx, items)
-    require_listed(engine, ctx, run_filter(ctx), stored, f"the {len(stored)} items", LISTING_PAGE)
-    inside = [i for i in stored if ctx.labels[i].startswith("in")]
-    outside = [i for i in stored if ctx.labels[i].startswith("out")]
+    store_batch(engine, ctx, items)
+    # Each id's own item is read from the listing, not from the receipts of a batch.
+    found = identify(
+        engine,
+        ctx,
+        run_filter(ctx),
+        items,
+        f"the {len(items)} items",
+        LISTING_PAGE,
+        writer=BATCH_OWNER,
+    )
+    stored = {found[label]: items[label] for label in items}
+    inside = [found[label] for label in items if label.startswith("in")]
+    outside = [found[label] for label in items if label.startswith("out")]
     asked, want = asked_ids(ctx, inside, outside)
     hits = engine.get(GetRequest(ids=asked, reach=reach))
     call = f"get({len(asked)} ids: in, out of reach, unknown, repeated; reach subtree(node))"
@@ -111,13 +142,20 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
 
 @check(
     "engine.recall",
-    title="Recall answers, citing items that list with the same kind",
+    title="Recall answers, citing only items its filter admits, each listing with its kind",
     clause="engine-operations.md#recall",
     storage=True,
 )
 def assert_recall(engine: Any, ctx: CheckContext) -> None:
     """Recall of the run's marker (limit 5, run filter) answers non-blank text with 1 to 5
-    citations, each naming an item the run lists, with that item's kind."""
+    citations, each naming an item the run lists, with that item's kind. Then, with three
+    items a tag filter admits beneath 130 it excludes whose text is the question itself,
+    recall with that filter cites at least one item and only items the filter admits
+    (the filter is applied inside the ranking, not to a top-k cut of it).
+
+    Recall is not asked for a limit above 100: the contract bounds its citations from
+    above only, so a recall citing fewer than it may is conformant.
+    """
     cleanup(engine, ctx)
     stored = seed(engine, ctx)
     listed = {
@@ -140,3 +178,17 @@ def assert_recall(engine: Any, ctx: CheckContext) -> None:
             "each citation an item the run lists, with that item's kind",
             f"{ctx.named([citation.id])} ({citation.kind.value})",
         )
+
+    outranked = store_outranked(engine, ctx)
+    req = RecallRequest(question=outranked.query, filter=outranked.filter, limit=OUTRANKED_LIMIT)
+    cited = [citation.id for citation in engine.recall(req).citations]
+    call = f"recall(question, limit {OUTRANKED_LIMIT}, tag filter)"
+    if not cited:
+        require_missed_held(engine, ctx, outranked.kept, cited, writer=BATCH_OWNER)
+    admitted = set(outranked.kept)
+    ctx.require(
+        bool(cited) and all(item_id in admitted for item_id in cited),
+        call,
+        outranked_clause(f"1 to {OUTRANKED_LIMIT} citations, each an item the filter admits"),
+        f"citations {ctx.named(cited)}" if cited else "no citations",
+    )

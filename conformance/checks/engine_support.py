@@ -41,6 +41,9 @@ from conformance.engine import (
 LIST_PAGE = 2
 """The page size `list_all` reads with: small, so paging is exercised on every read."""
 
+CLEANUP_PAGE = 50
+"""The page size a cleanup lists what survived with: one page when nothing did."""
+
 MAX_PAGES = 10_000
 """Pages after which a listing that still hands out cursors is judged never to end."""
 
@@ -106,16 +109,21 @@ def cleanup(engine: Any, ctx: CheckContext, *workspaces: str) -> None:
         ctx.defer(f"forget(workspace={workspace!r})", _forgetter(engine, ctx, workspace))
 
 
+FORGET_OWNER = "engine.forget_by_filter"
+"""The check that owns forget by filter, which every check's cleanup relies on."""
+
+
 def _forgetter(engine: Any, ctx: CheckContext, workspace: str) -> Callable[[], None]:
     def forget() -> None:
         engine.forget(ForgetFilter(filter=MetaFilter(workspace=workspace)))
-        left = list_all(engine, ctx, MetaFilter(workspace=workspace))
-        ctx.require(
-            not left,
-            f"list(workspace={workspace!r}) after the cleanup forget",
-            "nothing left",
-            f"{len(left)} items survived a forget by workspace filter: {ctx.named(ids(left))}",
-        )
+        left = list_all(engine, ctx, MetaFilter(workspace=workspace), CLEANUP_PAGE)
+        with ctx.precondition(FORGET_OWNER, "forgetting the check's items when it ends"):
+            ctx.require(
+                not left,
+                f"list(workspace={workspace!r}) after the cleanup forget",
+                "nothing left",
+                f"{len(left)} items survived a forget by workspace filter: {ctx.named(ids(left))}",
+            )
 
     return forget
 

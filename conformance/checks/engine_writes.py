@@ -2,8 +2,9 @@
 
 Storing distinct items and listing them back are what most checks rely on, not what
 they test: a fault there is reported by the check that owns the operation (identity by
-`engine.replay`, listing by `engine.list_paging`), and the relying check ends
-inconclusive. An item the engine does not hold at all is the relying check's failure.
+`engine.replay`, batches by `engine.store_many`, listing by `engine.list_paging`), and
+the relying check ends inconclusive. An item the engine does not hold at all is the
+relying check's failure, unless a batch write held only some of its items.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from conformance.checks.engine_support import (
     note,
 )
 from conformance.checks.evidence import name_ids, show
-from conformance.engine import Hit, Learning, MetaFilter, StoreItem, to_f32
+from conformance.engine import MAX_STORE_MANY, Hit, Learning, MetaFilter, StoreItem, to_f32
 
 IDENTITY_OWNER = "engine.replay"
 """The check that owns identity: distinct items get distinct ids."""
+
+BATCH_OWNER = "engine.store_many"
+"""The check that owns `store_many`: one fresh receipt per item, every item held."""
 
 
 def seed(engine: Any, ctx: CheckContext) -> dict[str, StoreItem]:
@@ -66,6 +70,42 @@ def store_each(
     return stored
 
 
+def store_batch(
+    engine: Any, ctx: CheckContext, items: Mapping[str, StoreItem]
+) -> dict[str, StoreItem]:
+    """Store `items` (distinct and new, by label) through `store_many`, `MAX_STORE_MANY`
+    at a time, label each receipt's id, and return the items by id in store order.
+
+    One call per hundred items rather than one per item, as a remote store is paid per
+    call. Each batch must answer one fresh receipt per item, ids all distinct; that is
+    `engine.store_many`'s to report. Receipts are taken in item order: a check that
+    needs each id's own item reads it from a listing (`identify`).
+    """
+    labels = list(items)
+    stored: dict[str, StoreItem] = {}
+    for start in range(0, len(labels), MAX_STORE_MANY):
+        batch = labels[start : start + MAX_STORE_MANY]
+        receipts = engine.store_many([items[label] for label in batch])
+        call = f"store_many({name_ids(batch, {label: label for label in batch})})"
+        with ctx.precondition(BATCH_OWNER, f"storing {len(items)} distinct items in batches"):
+            ctx.require(
+                len(receipts) == len(batch),
+                call,
+                f"{len(batch)} receipts",
+                f"{len(receipts)} receipts",
+            )
+            for label, receipt in zip(batch, receipts, strict=True):
+                taken = f", the id of {ctx.named([receipt.id])}" if receipt.id in stored else ""
+                ctx.require(
+                    not receipt.replayed and not taken,
+                    call,
+                    f"a fresh id of its own for {label} (distinct new items)",
+                    f"{receipt!r}{taken}",
+                )
+                stored[ctx.label(receipt.id, label)] = items[label]
+    return stored
+
+
 def require_listed(
     engine: Any,
     ctx: CheckContext,
@@ -73,20 +113,22 @@ def require_listed(
     stored: Mapping[str, StoreItem],
     what: str,
     limit: int = LIST_PAGE,
+    *,
+    writer: str | None = None,
 ) -> list[Hit]:
     """The listing of `filter`, which must hold exactly the ids of `stored`, each once.
 
     Listing its own writes is a precondition of the calling check: a listing that
     repeats items, or misses items the engine holds (storing one again is a replay of
     its id), is `engine.list_paging`'s to report. An item the engine does not hold, or
-    one the check did not write, is the calling check's failure.
+    one the check did not write, is the calling check's failure; `writer` names the
+    check owning the call that wrote `stored` when that was not `store` (see
+    `require_held`).
     """
     hits = list_all(engine, ctx, filter, limit)
     got = ids(hits)
     call = f"list({describe_filter(filter)})"
-    missing = [item_id for item_id in stored if item_id not in set(got)]
-    if missing:
-        require_held(engine, ctx, stored, missing)
+    require_missed_held(engine, ctx, stored, got, writer=writer)
     _require_no_strays(ctx, call, hits, set(stored), what)
     with ctx.precondition(LIST_OWNER, f"listing {what}"):
         ctx.require_ids(call, got, list(stored), f"exactly {what}, each once")
@@ -100,10 +142,13 @@ def identify(
     items: Mapping[str, StoreItem],
     what: str,
     limit: int = LIST_PAGE,
+    *,
+    writer: str | None = None,
 ) -> dict[str, str]:
     """The id each of `items` (by label, each text its own) lists under, read from the
     listing of `filter` by text and labelled; the listing must hold exactly them, as
-    `require_listed` demands (for writes whose ids are what the check tests)."""
+    `require_listed` demands (for writes whose ids are what the check tests, or that a
+    batch wrote)."""
     hits = list_all(engine, ctx, filter, limit)
     by_text: dict[str, str] = {}
     for hit in hits:
@@ -115,7 +160,7 @@ def identify(
     }
     unlisted = [label for label in items if label not in found]
     if unlisted:
-        require_held(engine, ctx, items, unlisted, by_label=True)
+        require_held(engine, ctx, items, unlisted, by_label=True, writer=writer)
     call = f"list({describe_filter(filter)})"
     known = set(found.values())
     _require_no_strays(ctx, call, hits, known, what)
@@ -125,7 +170,7 @@ def identify(
             not unlisted,
             call,
             f"all of {what}",
-            f"got {len(found)} of {len(items)}; missing "
+            f"{len(found)} of {len(items)}; missing "
             + name_ids(unlisted, {label: label for label in unlisted}),
         )
     return found
@@ -146,6 +191,22 @@ def _require_no_strays(
         )
 
 
+def require_missed_held(
+    engine: Any,
+    ctx: CheckContext,
+    stored: Mapping[str, StoreItem],
+    got: Sequence[str],
+    *,
+    writer: str | None = None,
+) -> None:
+    """Whatever of `stored` (by id) a read left out of `got` must still be held, so that
+    the miss is the read's fault (see `require_held`)."""
+    seen = set(got)
+    missing = [item_id for item_id in stored if item_id not in seen]
+    if missing:
+        require_held(engine, ctx, stored, missing, writer=writer)
+
+
 def require_held(
     engine: Any,
     ctx: CheckContext,
@@ -153,19 +214,31 @@ def require_held(
     missing: Sequence[str],
     *,
     by_label: bool = False,
+    writer: str | None = None,
 ) -> None:
     """A read missed `missing`, keys of `stored` (ids, or labels `by_label`): fail unless
-    the engine holds them (storing the first again replays it, under its id)."""
+    the engine holds them (storing the first again replays it, under its id).
+
+    When `writer` (the check owning the batch call that wrote `stored`) is given and
+    the engine holds some of `stored`, a miss is the batch's fault, reported by
+    `writer`; an engine holding none of them fails the calling check, which has
+    nothing to judge.
+    """
     labels = {label: label for label in missing} if by_label else ctx.labels
     names, first = name_ids(missing, labels), name_ids(missing[:1], labels)
     again = engine.store(stored[missing[0]])
-    ctx.require(
-        again.replayed and (by_label or again.id == missing[0]),
-        f"store({first}) again, after a read missed it",
-        f"a replay of {first} (the engine holds what it stored)",
+    if again.replayed and (by_label or again.id == missing[0]):
+        return
+    call = f"store({first}) again, after a read missed it"
+    expected = f"a replay of {first} (the engine holds what it stored)"
+    got = (
         f"{again!r}: the engine does not hold {len(missing)} of the {len(stored)} items it "
-        f"stored ({names})",
+        f"stored ({names})"
     )
+    if writer is not None and len(missing) < len(stored):
+        with ctx.precondition(writer, f"holding all {len(stored)} items a batch stored"):
+            ctx.fail(call, expected, got)
+    ctx.fail(call, expected, got)
 
 
 def require_as_stored(ctx: CheckContext, call: str, item: StoreItem, hit: Hit) -> None:

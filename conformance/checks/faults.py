@@ -40,6 +40,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("SkippingCursor", "each cursor points one item past where the next page starts"),
         Fault("ListCappedAtTen", "list sees only the first 10 matching items"),
         Fault("ListCappedAtTwenty", "list sees only the first 20 matching items"),
+        Fault("ListCappedAtFifty", "list sees only the first 50 matching items"),
+        Fault("ListCappedAtHundred", "list sees only the first 100 matching items"),
+        Fault("ListShortPageEnds", "pages hold at most 100 items; a short page ends the list"),
     ),
     "engine.cursor_progress": (
         Fault(
@@ -47,8 +50,17 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("FetchCursorSkipsBoundary", "each fetch cursor points one hit past the next page"),
         Fault("FetchFirstTwenty", "fetch ranks only its store's first 20 hits, then ends"),
+        Fault("FetchFirstFifty", "fetch ranks only its store's first 50 hits, then ends"),
+        Fault("FetchFirstHundred", "fetch ranks only its store's first 100 hits, then ends"),
+        Fault("FetchShortPageEnds", "pages hold at most 100 hits; a short page ends the fetch"),
     ),
-    "engine.fetch_filters": (Fault("IgnoreFetchFilter", "fetch ignores the filter"),),
+    "engine.fetch_filters": (
+        Fault("IgnoreFetchFilter", "fetch ignores the filter"),
+        Fault("FetchFiltersAfterTopHundred", "ranks everything, keeps 100, then filters"),
+        Fault(
+            "FetchFiltersAfterLimitPlusFifty", "ranks everything, keeps limit + 50, then filters"
+        ),
+    ),
     "engine.list_filters": (
         Fault(
             "ExactFieldsAsPrefixes", "exact fields match as prefixes (language `x` admits `x-y`)"
@@ -82,9 +94,16 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     ),
     "engine.forget_by_id": (
         Fault("ForgetByIdReportsZero", "forgets by id, but reports 0 forgotten"),
+        Fault("ForgetIdsFirstHundred", "forgets only the first 100 ids it is given"),
+        Fault("ForgetIdsFirstFifty", "forgets only the first 50 ids it is given"),
+        Fault("ForgetIdsCountsRepeats", "counts an id named twice twice"),
     ),
     "engine.forget_by_filter": (
         Fault("ForgetFilterIgnoresTags", "forgets by filter as if tags_any were not set"),
+        Fault("ForgetFilterFirstPage", "forgets one page of 100 matches, never the next"),
+        Fault("ForgetFilterFirstPageOfFifty", "forgets one page of 50 matches, never the next"),
+        Fault("ForgetFilterTagPrefix", "forget matches tags as prefixes (`drop` removes `dropx`)"),
+        Fault("ForgetFilterWorkspacePrefix", "forget matches the workspace as a string prefix"),
     ),
     "engine.replay": (
         Fault("NeverReplay", "store always answers replayed=false"),
@@ -113,14 +132,25 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExploreMoreBucketsZero", "explore cuts to the limit but says nothing was cut"),
         Fault("ExploreNeverMissing", "explore never counts items without a value"),
         Fault("ExploreTiesDescending", "buckets of equal count come by value descending"),
-        Fault("ExploreTopTen", "explore answers at most 10 values, and no more_buckets"),
+        Fault("ExploreTopTen", "explore sees only the first 10 values"),
+        Fault("ExploreTopFifty", "explore sees only the first 50 values"),
+        Fault("ExploreTopHundred", "explore sees only the first 100 values"),
     ),
     "engine.get": (
         Fault("GetUnordered", "get answers hits sorted by id, not in the asked order"),
         Fault("GetFirstHundred", "get looks up only the first 100 ids asked"),
         Fault("GetRepeatsDuplicates", "get answers an id asked twice twice"),
+        Fault("GetFirstFifty", "get looks up only the first 50 ids asked"),
+        Fault("GetFromOneListPage", "get reads one listing page of 100 items in reach"),
+        Fault("GetFromOneListPageOfFifty", "get reads one listing page of 50 items in reach"),
     ),
-    "engine.recall": (Fault("CiteUnknownIds", "every citation names an id no item has"),),
+    "engine.recall": (
+        Fault("CiteUnknownIds", "every citation names an id no item has"),
+        Fault("RecallFiltersAfterTopHundred", "ranks everything, keeps 100, then filters"),
+        Fault(
+            "RecallFiltersAfterLimitPlusFifty", "ranks everything, keeps limit + 50, then filters"
+        ),
+    ),
     "engine.validation": (
         Fault("StoresInvalidItems", "store skips validation, keeping blank and out-of-range items"),
     ),
@@ -184,15 +214,29 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.export_import_round_trip": (
         Fault("ImportDropsTaint", "imports every record as internal"),
         Fault("ImportDropsSession", "imports every record without its session"),
+        Fault("ImportFirstHundred", "imports only the first 100 records of a batch"),
+        Fault("ImportFirstFiftyClaimsAll", "imports the first 50 records of a batch, reports all"),
     ),
     "provider.export_covers_every_record": (
         Fault("ExportSkipsBetweenPages", "starts each next page one record too far"),
         Fault("ExportRepeatsRecord", "starts each next page on the last record of the one before"),
+        Fault("ExportPageCappedAtHundred", "pages hold at most 100 records; a short page ends"),
+        Fault("ExportPageCappedAtFifty", "pages hold at most 50 records; a short page ends"),
     ),
     "provider.recall_respects_limit_and_namespace": (
         Fault("RecallIgnoresNamespace", "recall searches every namespace, not the one asked"),
         Fault("RecallPagesOfTen", "recalls from one page of 10 hits, whatever the limit"),
         Fault("RecallAnswersAnyway", "answers the namespace's entries when nothing matches"),
+        Fault("RecallPagesOfFifty", "recalls from one page of 50 hits, whatever the limit"),
+        Fault("RecallPagesOfHundred", "recalls from one page of 100 hits, whatever the limit"),
+        Fault(
+            "RecallNamespaceAfterTopHundred",
+            "ranks every namespace, keeps 100, then keeps the asked one",
+        ),
+        Fault(
+            "RecallNamespaceAfterLimitPlusFifty",
+            "ranks every namespace, keeps limit + 50, then keeps the asked one",
+        ),
     ),
     "provider.recall_ranks_best_first": (
         Fault("RecallReversed", "ranks the worst match first (a distance read as a similarity)"),
@@ -201,6 +245,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.recall_filters_narrow": (
         Fault("RecallIgnoresCategory", "recall drops its category option"),
         Fault("RecallSessionIgnoresCase", "recall matches its session option without case"),
+        Fault("RecallCategoryAfterTopHundred", "keeps the best 100, then the asked category"),
+        Fault("RecallCategoryAfterLimitPlusFifty", "keeps the best limit + 50, then the category"),
+        Fault("RecallSessionAfterTopHundred", "keeps the best 100, then the asked session"),
+        Fault("RecallSessionAfterLimitPlusFifty", "keeps the best limit + 50, then the session"),
     ),
     "provider.recall_honours_min_score": (
         Fault("IgnoresMinScore", "recall drops min_score"),
@@ -222,6 +270,13 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListNonePagesOfTen", "lists every namespace from one page of 10"),
         Fault("ListNonePagesOfFifty", "lists every namespace from one page of 50"),
         Fault("CountsPagesOfTen", "counts a namespace's entries from one page of 10"),
+        Fault("ListPagesOfFifty", "lists a namespace from one page of 50"),
+        Fault("ListPagesOfHundred", "lists a namespace from one page of 100"),
+        Fault("ListNonePagesOfHundred", "lists every namespace from one page of 100"),
+        Fault("CountsPagesOfFifty", "counts a namespace's entries from one page of 50"),
+        Fault("CountsPagesOfHundred", "counts a namespace's entries from one page of 100"),
+        Fault("NamespacesFirstHundred", "enumerates namespaces from one page of 100"),
+        Fault("NamespacesFirstFifty", "enumerates namespaces from one page of 50"),
     ),
     "provider.namespace_none_semantics": (
         Fault("RecallNoneSearchesEverything", "recall with no namespace searches every namespace"),

@@ -12,14 +12,17 @@ from conformance.checks.outcome import Inconclusive
 from conformance.checks.provider_support import (
     EXPORT_OWNER,
     FORGET_OWNER,
+    LIST_OWNER,
     Row,
     entry_ref,
     is_ours,
     ns,
     put_rows,
     read_back,
+    refs,
     require_relied_on,
     sectioned,
+    where,
 )
 from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 
@@ -32,6 +35,11 @@ SMALL_PAGES = (1, 2, 3)
 """Page sizes that put a page boundary between every pair of records."""
 MAX_SMALL_PAGE_RUN = 500
 """Pages one small-page export may take; a larger store is exported in larger pages."""
+BULK = 125
+"""Entries exported in pages of `WIDE_PAGE` and imported in one batch: past the 50 and
+100 records a store's page or batch call commonly stops at."""
+WIDE_PAGE = 200
+"""An export limit above 100: a page capped at 100 is short of it, yet not the end."""
 
 INTERNAL, EXTERNAL = MemoryTaint.INTERNAL, MemoryTaint.EXTERNAL_SYNC
 
@@ -134,6 +142,22 @@ def _exported_rows(ctx: CheckContext) -> list[Row]:
     return rows
 
 
+def _bulk_rows(ctx: CheckContext) -> list[Row]:
+    """`BULK` entries in one namespace (`x000`..), taint, category and session mixed."""
+    bulk = ns(ctx, "export/bulk")
+    return [
+        Row(
+            bulk,
+            f"x{i:03d}",
+            f"bulk exported {i}",
+            MemoryCategory.DAILY if i % 3 else MemoryCategory.CORE,
+            f"s-{i % 4}" if i % 2 else None,
+            EXTERNAL if i % 2 else INTERNAL,
+        )
+        for i in range(BULK)
+    ]
+
+
 def _require_every_record_once(
     ctx: CheckContext, call: str, records: list[Any], rows: list[Row]
 ) -> list[Any]:
@@ -163,11 +187,13 @@ def _require_every_record_once(
 )
 def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
     """Eight entries in three namespaces, exported in pages of 64, then of 1, 2 and 3
-    records: every entry under the root comes back exactly once, with its taint.
+    records; then with 125 more, exported in pages of 200: every entry under the root
+    comes back exactly once, with its taint.
 
-    Catches a cursor that skips or repeats a record between pages. Against a store
-    holding many other records, the small pages grow so that one export takes at most
-    500 pages.
+    Catches a cursor that skips or repeats a record between pages, and an export that
+    caps a page at 50 or 100 records and takes the short page for the last. Against a
+    store holding many other records, the small pages grow so that one export takes at
+    most 500 pages.
     """
     rows = _exported_rows(ctx)
     put_rows(provider, ctx, rows)
@@ -177,11 +203,16 @@ def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
     for size in dict.fromkeys(max(size, grown) for size in SMALL_PAGES):
         call = f"export_page(…, {size}) through every page"
         _require_every_record_once(ctx, call, export_all(provider, ctx, size), rows)
+    bulk = _bulk_rows(ctx)
+    put_rows(provider, ctx, bulk)
+    call = f"export_page(…, {WIDE_PAGE}) through every page"
+    records = export_all(provider, ctx, WIDE_PAGE)
+    _require_every_record_once(ctx, call, records, [*rows, *bulk])
 
 
 @check(
     "provider.export_import_round_trip",
-    title="Exported entries, forgotten, import back exactly, taint included",
+    title="Exported entries, forgotten, import back exactly in one batch, taint included",
     clause=(
         "provider-families.md#portability-export, "
         "provider-families.md#portability-import, provider-families.md#taint"
@@ -189,25 +220,31 @@ def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
     storage=True,
 )
 def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
-    """Eight entries are exported, forgotten (each forget True, then get None), and
-    imported: `failed == 0`, `imported` counts them, and each reads back by get with
-    its content, category, session and taint."""
-    rows = _exported_rows(ctx)
+    """133 entries (eight in three namespaces, 125 in a fourth) are exported, forgotten
+    (each forget True, then nothing listed), and imported in one batch: `failed == 0`,
+    `imported` counts them all, and each lists back with its content, category, session
+    and taint.
+
+    Catches an import that takes only its store's first batch of records (50, 100).
+    """
+    rows = [*_exported_rows(ctx), *_bulk_rows(ctx)]
     put_rows(provider, ctx, rows)
-    call = "export_page(…, 3) through every page"
+    call = f"export_page(…, {WIDE_PAGE}) through every page"
     with ctx.precondition(EXPORT_OWNER, "exporting until next_cursor is None"):
-        records = export_all(provider, ctx, 3)
+        records = export_all(provider, ctx, WIDE_PAGE)
     ours = [r for r in records if is_ours(ctx, r.namespace)]
     want = [entry_ref(ctx, row.namespace, row.key) for row in rows]
     got = [record_ref(ctx, r) for r in ours]
     require_relied_on(ctx, EXPORT_OWNER, call, got, want, "every entry exported once")
+    namespaces = list(dict.fromkeys(row.namespace for row in rows))
     with ctx.precondition(FORGET_OWNER, "forgetting the exported entries"):
         for row in rows:
             forgot = provider.forget(row.namespace, row.key)
             ctx.require(forgot is True, f"forget({row.namespace!r}, {row.key!r})", "True", forgot)
-            gone = provider.get(row.namespace, row.key)
-            call = f"get({row.namespace!r}, {row.key!r})"
-            ctx.require(gone is None, call, "None after forget", gone)
+        for namespace in namespaces:
+            left = provider.list(namespace, None, None)
+            call = f"list({namespace!r}, None, None) after forgetting its entries"
+            ctx.require(left == [], call, "[]", ctx.named(refs(ctx, left)))
     outcome = provider.import_records(ours)
     call = f"import_records(<{len(ours)} records>)"
     ctx.require(
@@ -217,8 +254,32 @@ def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
         f"failed {outcome.failed}, errors {outcome.errors}",
     )
     ctx.require(outcome.imported == len(ours), call, f"imported == {len(ours)}", outcome.imported)
+    for namespace in namespaces:
+        _require_imported(provider, ctx, call, [row for row in rows if row.namespace == namespace])
+
+
+def _require_imported(provider: Any, ctx: CheckContext, call: str, rows: list[Row]) -> None:
+    """After `call` (the import), the namespace of `rows` lists exactly them, each as
+    exported. An entry `get` finds but the listing misses is the listing's fault
+    (`provider.list_filters_narrow` reports it)."""
+    namespace = rows[0].namespace
+    listing = f"list({namespace!r}, None, None) after the import"
+    listed = provider.list(namespace, None, None)
+    by_key = {entry.key: entry for entry in listed}
+    absent = [row for row in rows if row.key not in by_key]
+    if absent:
+        wanted = [entry_ref(ctx, namespace, row.key) for row in rows]
+        found = ctx.named([entry_ref(ctx, namespace, r.key) for r in rows if r.key in by_key])
+        missing = ctx.named([entry_ref(ctx, namespace, row.key) for row in absent])
+        if provider.get(namespace, absent[0].key) is not None:
+            with ctx.precondition(LIST_OWNER, f"listing {len(rows)} imported entries"):
+                ctx.require_ids(listing, refs(ctx, listed), wanted, "every imported entry")
+        ctx.fail(
+            call,
+            f"all {len(rows)} entries of {where(ctx, namespace)} imported",
+            f"{len(rows) - len(absent)} of {len(rows)} held afterwards ({found}); "
+            f"missing {missing}",
+        )
     for row in rows:
-        entry = provider.get(row.namespace, row.key)
-        call = f"get({row.namespace!r}, {row.key!r}) after import"
-        ctx.require(entry is not None, call, "the imported entry", "None")
-        ctx.require_same(call, row.fields(), read_back(entry), "the exported entry")
+        entry = by_key[row.key]
+        ctx.require_same(listing, row.fields(), read_back(entry), f"the exported entry {row.key}")

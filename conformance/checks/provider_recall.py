@@ -8,6 +8,7 @@ from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import DriverRaised
 from conformance.checks.provider_support import (
+    CORE,
     FILTERED_ROWS,
     FILTERS,
     RECALL_OWNER,
@@ -24,20 +25,30 @@ from conformance.checks.provider_support import (
 from conformance.provider import (
     GLOBAL_NAMESPACE,
     Invalid,
+    MemoryCategory,
     MemoryTaint,
     OwnedRecallOpts,
     SourceScope,
 )
 
-# The A9 §11 fixture (A@late texts), then entries enough to pass the result caps of 10
-# and 20 that a store's search often defaults to.
+# The A9 §11 fixture (A@late texts), then entries enough to pass the result caps of 10,
+# 20, 50 and 100 that a store's search often defaults to.
 NEEDLES = (
     "needle filed in the archive room",
     "needle left beside the mooring rope",
     "needle found under the zinc roof",
-    *(f"needle number {i} stitched into the old sail" for i in range(3, 27)),
+    *(f"needle number {i} stitched into the old sail" for i in range(3, 125)),
 )
-LIMITS = (2, 25, 60)
+LIMITS = (2, 25, 110, 200)
+"""Limits below the 125 matches (two of them below a cut at the limit plus 50 of the
+decoys), one above 100 and one above them all."""
+DAILY = MemoryCategory.DAILY
+OUTRANKED_LIMIT = 10
+"""Recall's limit beneath the decoys: a cut at the limit plus 50 stays below them."""
+DECOYS = 120
+"""Entries of a sibling namespace whose content is the query itself (the best match):
+a namespace applied after a top-k cut (at 100, or at the limit plus 50) loses the asked
+namespace's matches below them."""
 
 
 @check(
@@ -48,13 +59,20 @@ LIMITS = (2, 25, 60)
     storage=True,
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
-    """27 needles in recall-a, one in recall-b: recall limited to 2, 25 and 60 answers
-    2, 25 and all 27 distinct entries, every one from recall-a; a query matching
-    nothing answers []."""
+    """125 needles in recall-a, and 120 entries of recall-b whose content is the query
+    itself: recall in recall-a limited to 2, 25, 110 and 200 answers 2, 25, 110 and all
+    125 distinct entries, every one from recall-a; a query matching nothing answers [].
+
+    Catches a recall that stops at its store's default page (10, 50, 100 hits), and one
+    that ranks every namespace, cuts the ranking at 100 (or at the limit plus 50) and
+    only then keeps the asked namespace.
+    """
     a, b = ns(ctx, "recall-a"), ns(ctx, "recall-b")
-    rows = [Row(a, f"k{i:02d}", text) for i, text in enumerate(NEEDLES)]
-    put_rows(provider, ctx, [*rows, Row(b, "k00", "shared needle text")])
+    rows = [Row(a, f"k{i:03d}", text) for i, text in enumerate(NEEDLES)]
+    decoys = [Row(b, f"d{i:03d}", "needle") for i in range(DECOYS)]
+    put_rows(provider, ctx, [*rows, *decoys])
     matching = [entry_ref(ctx, a, r.key) for r in rows]
+    in_a = set(matching)
     for limit in LIMITS:
         hits = provider.recall("needle", limit, OwnedRecallOpts(namespace=a), None)
         call = f"recall('needle', {limit}, namespace={a!r})"
@@ -63,13 +81,14 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
         ctx.require(
             len(hits) == wanted,
             call,
-            f"exactly {wanted} hits ({len(rows)} entries match)",
+            f"exactly {wanted} hits ({len(rows)} entries match; the {DECOYS} of recall-b "
+            "matching better are in another namespace)",
             f"{len(hits)} hits",
         )
         if wanted == len(rows):
             ctx.require_ids(call, got, matching, "every matching entry once")
         else:
-            distinct = [r for r in dict.fromkeys(got) if r in matching]
+            distinct = [r for r in dict.fromkeys(got) if r in in_a]
             ctx.require_ids(call, got, distinct, f"distinct entries of {a!r}")
     absent = f"absent{ctx.marker}"
     hits = provider.recall(absent, 10, OwnedRecallOpts(namespace=a), None)
@@ -79,14 +98,21 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
 
 @check(
     "provider.recall_filters_narrow",
-    title="Recall's category and session options select exactly their entries",
+    title="Recall's category and session options select exactly their entries, however "
+    "many better matches they exclude",
     clause="provider-families.md#recall-filters",
     storage=True,
 )
 def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
     """Recall with `category`, `session_id`, or both, answers exactly the matching entries
     those options select; every option value has decoys differing only in case (`Alpha`,
-    `SESS-1`) or as a string-prefix sibling (`alphabet`, `alph`, `sess-10`, `sess-`)."""
+    `SESS-1`) or as a string-prefix sibling (`alphabet`, `alph`, `sess-10`, `sess-`).
+
+    Then, in a namespace holding three core entries of one session beneath 120 daily
+    entries of another session whose content is the query itself, recall with the
+    category, and with the session, answers exactly the three: the options are applied
+    inside the search, not to a top-k cut of it (at 100, or at the limit plus 50).
+    """
     namespace = ns(ctx, "recall-filters")
     rows = [
         Row(namespace, key, f"needle row {key}", category, session)
@@ -102,6 +128,26 @@ def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
         )
         want = named_keys(ctx, (r.key for r in rows if r.selected_by(category, session)))
         ctx.require_ids(call, keys_of(ctx, hits), want, "exactly the entries the options select")
+
+    ranked = ns(ctx, "recall-outranked")
+    kept = [Row(ranked, f"kept-{i}", f"needle kept in row {i}", CORE, "s-kept") for i in (1, 2, 3)]
+    above = [Row(ranked, f"d{i:03d}", "needle", DAILY, "s-other") for i in range(DECOYS)]
+    put_rows(provider, ctx, [*kept, *above])
+    want = named_keys(ctx, (r.key for r in kept))
+    for category, session in ((CORE, None), (None, "s-kept")):
+        opts = OwnedRecallOpts(namespace=ranked, category=category, session_id=session)
+        hits = provider.recall("needle", OUTRANKED_LIMIT, opts, None)
+        call = (
+            f"recall('needle', {OUTRANKED_LIMIT}, namespace={ranked!r}, "
+            f"category={category!r}, session_id={session!r})"
+        )
+        ctx.require_ids(
+            call,
+            keys_of(ctx, hits),
+            want,
+            f"exactly the entries the options select, though {DECOYS} entries they exclude "
+            "match the query better (options applied to a top-k cut lose them)",
+        )
 
 
 @check(

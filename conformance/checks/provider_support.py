@@ -107,9 +107,13 @@ def named_keys(ctx: CheckContext, keys: Iterable[str]) -> list[str]:
     return out
 
 
-def entry_ref(ctx: CheckContext, namespace: str | None, key: str) -> str:
-    """An id for the entry `(namespace, key)` in `ctx.require_ids`, labelled `ns/key`."""
+def entry_ref(ctx: CheckContext, namespace: str | None, key: str, label: str | None = None) -> str:
+    """An id for the entry `(namespace, key)` in `ctx.require_ids`, labelled `ns:key`
+    unless already labelled (or `label` given: `vol/n001` for the one entry of a
+    namespace, so that runs of them join into ranges)."""
     ref = f"{namespace}\x1f{key}"
+    if label is not None:
+        ctx.labels[ref] = label
     ctx.labels.setdefault(ref, f"{where(ctx, namespace)}:{key_name(key)}")
     return ref
 
@@ -198,9 +202,14 @@ def require_counts(provider: Any, ctx: CheckContext, counts: dict[str, int]) -> 
     other non-empty namespace under the root (an emptied one may be absent, or kept
     with count 0)."""
     summaries = [s for s in provider.namespaces() if is_ours(ctx, s.namespace) and s.count]
-    names = [s.namespace for s in summaries]
-    repeated = sorted({where(ctx, n) for n in names if names.count(n) > 1})
-    ctx.require(not repeated, "namespaces()", "one summary per namespace", f"{repeated} twice")
+    for namespace in (*counts, *(s.namespace for s in summaries)):
+        ctx.labels.setdefault(namespace, where(ctx, namespace))
+    ctx.require_ids(
+        "namespaces()",
+        [s.namespace for s in summaries],
+        list(counts),
+        "each non-empty namespace under the root, once",
+    )
     ctx.require_same(
         "namespaces()",
         {where(ctx, n): c for n, c in counts.items()},

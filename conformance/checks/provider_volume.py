@@ -17,15 +17,16 @@ from conformance.checks.provider_support import (
     put_rows,
     refs,
     require_counts,
+    where,
 )
 from conformance.provider import MemoryCategory
 
-BIG = 27
-"""Entries in one namespace: past the caps of 10 and 20 a search call often defaults to."""
-SMALL_NAMESPACES = 11
-"""Namespaces beside the big one (12 in all, past a cap of 10)."""
-PER_SMALL = 3
-"""Entries in each small namespace (60 entries in all, past a cap of 50)."""
+BIG = 125
+"""Entries in one namespace: past the caps of 10, 20, 50 and 100 a search or count call
+often defaults to."""
+SMALL_NAMESPACES = 120
+"""Namespaces beside the big one, an entry each (121 in all, 245 entries): past the 100
+namespaces an enumeration call (LangGraph's `list_namespaces`) answers by default."""
 FORGOTTEN = 15
 """Entries of the big namespace forgotten before the counts are read again."""
 
@@ -48,27 +49,31 @@ FILTERS: tuple[tuple[MemoryCategory | None, str | None], ...] = (
     storage=True,
 )
 def assert_listing_holds_at_volume(provider: Any, ctx: CheckContext) -> None:
-    """27 entries in one namespace and 12 namespaces (60 entries): `list` by namespace,
-    by `None`, by category and by session returns every entry once; `namespaces()`
-    counts each namespace; after forgetting 15 entries and emptying one namespace, the
-    counts follow (an emptied namespace may be absent or kept with count 0).
+    """125 entries in one namespace and 121 namespaces (245 entries): `list` by
+    namespace, by `None`, by category and by session returns every entry once;
+    `namespaces()` lists every namespace with its count; after forgetting 15 entries
+    and emptying one namespace, the counts follow (an emptied namespace may be absent
+    or kept with count 0).
 
-    Catches an adapter that reads one page of its store's search (10 or 20 results, a
-    common default) and never asks for the next.
+    Catches an adapter that reads one page of its store's search, count or namespace
+    enumeration (10, 20, 50 or 100 results, common defaults) and never asks for the
+    next.
     """
     big = ns(ctx, "vol/big")
     rows = [
         Row(
             big,
-            f"v{i:02d}",
+            f"v{i:03d}",
             f"volume entry number {i}",
             DAILY if i < BIG // 2 + 1 else MemoryCategory.CORE,
             "vol-s1" if i % 2 == 0 else "vol-s2",
         )
         for i in range(BIG)
     ]
-    small = [ns(ctx, f"vol/n{j:02d}") for j in range(SMALL_NAMESPACES)]
-    rows += [Row(n, f"{n[-3:]}-{k}", f"small entry {k}") for n in small for k in "abc"]
+    small = [ns(ctx, f"vol/n{j:03d}") for j in range(SMALL_NAMESPACES)]
+    rows += [Row(n, "only", "small entry") for n in small]
+    for namespace in small:
+        entry_ref(ctx, namespace, "only", where(ctx, namespace))
     put_rows(provider, ctx, rows)
 
     in_big = [r for r in rows if r.namespace == big]
@@ -84,7 +89,7 @@ def assert_listing_holds_at_volume(provider: Any, ctx: CheckContext) -> None:
         got = [e for e in provider.list(None, category, session) if is_ours(ctx, e.namespace)]
         call = f"list(None, {category!r}, {session!r}) (entries under the root)"
         ctx.require_ids(call, refs(ctx, got), want, "every entry the filters select")
-    counts = {big: BIG, **{n: PER_SMALL for n in small}}
+    counts = {big: BIG, **dict.fromkeys(small, 1)}
     require_counts(provider, ctx, counts)
 
     forgotten = in_big[:FORGOTTEN] + [r for r in rows if r.namespace == small[0]]

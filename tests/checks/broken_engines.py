@@ -49,10 +49,17 @@ from conformance.engine import (
     StoreReceipt,
     Timestamp,
     explore_page_of,
+    in_request_order,
     rfc3339,
     validate_many,
 )
-from reference_driver.engine import ReferenceEngine, _entry, parse_cursor
+from reference_driver.engine import (
+    ENGINE_ID,
+    NOTHING_ANSWERS,
+    ReferenceEngine,
+    _entry,
+    parse_cursor,
+)
 
 # -- contract-reference B12 ----------------------------------------------------------
 
@@ -285,6 +292,58 @@ class ForgetFilterIgnoresTags(ReferenceEngine):
         return super().forget(target)
 
 
+class ForgetIdsFirstHundred(ReferenceEngine):
+    """Forget by ids deletes only the first 100 ids it is given (its store's batch size),
+    and reports those."""
+
+    batch = 100
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetIds) and target.ids:
+            target = ForgetIds(ids=target.ids[: self.batch])
+        return super().forget(target)
+
+
+class ForgetIdsFirstFifty(ForgetIdsFirstHundred):
+    """Forget by ids deletes only the first 50 ids it is given."""
+
+    batch = 50
+
+
+class ForgetIdsCountsRepeats(ReferenceEngine):
+    """Forget by ids counts every id named that it holds, so an id named twice counts
+    twice."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if not isinstance(target, ForgetIds) or not target.ids:
+            return super().forget(target)
+        with self._lock:
+            held = [item_id for item_id in target.ids if item_id in self._by_id]
+        super().forget(target)
+        return ForgetReport(forgotten=len(held))
+
+
+class ForgetFilterFirstPage(ReferenceEngine):
+    """Forget by filter lists one page of 100 matches, deletes those and reports them (it
+    never asks for the next page)."""
+
+    page = 100
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if not isinstance(target, ForgetFilter) or target.filter.is_empty():
+            return super().forget(target)
+        found = self.list(ListRequest(filter=target.filter, limit=self.page)).items
+        if not found:
+            return ForgetReport(forgotten=0)
+        return super().forget(ForgetIds(ids=[hit.id for hit in found]))
+
+
+class ForgetFilterFirstPageOfFifty(ForgetFilterFirstPage):
+    """Forget by filter deletes one page of 50 matches."""
+
+    page = 50
+
+
 class HealthRaises(ReferenceEngine):
     """health raises instead of answering."""
 
@@ -345,15 +404,115 @@ class ListCappedAtTwenty(ListCappedAtTen):
     cap = 20
 
 
+class ListCappedAtFifty(ListCappedAtTen):
+    """list sees only the first 50 matching items."""
+
+    cap = 50
+
+
+class ListCappedAtHundred(ListCappedAtTen):
+    """list sees only the first 100 matching items (an adapter's SQL `LIMIT 100`)."""
+
+    cap = 100
+
+
+class ListShortPageEnds(ReferenceEngine):
+    """list asks its store for at most 100 items a page (the store's maximum) and takes a
+    page shorter than the limit it was asked for as the last."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        page = super().list(req.model_copy(update={"limit": min(req.limit, 100)}))
+        return (
+            page.model_copy(update={"next_cursor": None}) if len(page.items) < req.limit else page
+        )
+
+
 class FetchFirstTwenty(ReferenceEngine):
     """fetch ranks only its store's first page of 20 hits, then ends with no cursor."""
+
+    cap = 20
 
     def fetch(self, req: FetchRequest) -> FetchPage:
         self.descriptor().ensure_mode(req.mode)
         req.validate()
-        first = super().fetch(req.model_copy(update={"limit": 20, "cursor": None}))
+        first = super().fetch(req.model_copy(update={"limit": self.cap, "cursor": None}))
         hits, cursor = _paged(first.hits, req.limit, req.cursor)
         return FetchPage(hits=hits, next_cursor=cursor)
+
+
+class FetchFirstFifty(FetchFirstTwenty):
+    """fetch ranks only its store's first page of 50 hits."""
+
+    cap = 50
+
+
+class FetchFirstHundred(FetchFirstTwenty):
+    """fetch ranks only its store's first 100 hits (a vector query's default top-k)."""
+
+    cap = 100
+
+
+class FetchShortPageEnds(ReferenceEngine):
+    """fetch asks its store for at most 100 hits a page and takes a page shorter than the
+    limit it was asked for as the last."""
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        page = super().fetch(req.model_copy(update={"limit": min(req.limit, 100)}))
+        if len(page.hits) < req.limit:
+            return page.model_copy(update={"next_cursor": None})
+        return page
+
+
+class FetchFiltersAfterTopHundred(ReferenceEngine):
+    """fetch ranks every item it holds, keeps the best 100 and only then applies the
+    filter (a vector search whose filter the adapter applies in its own code)."""
+
+    def cut(self, start: int, limit: int) -> int:
+        return 100
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        self.descriptor().ensure_mode(req.mode)
+        req.validate()
+        start = parse_cursor(req.cursor)
+        everything = req.model_copy(
+            update={"filter": MetaFilter(), "limit": self.cut(start, req.limit), "cursor": None}
+        )
+        top = super().fetch(everything).hits
+        admitted = [hit for hit in top if req.filter.matches(hit.kind, hit.meta)]
+        hits, cursor = _paged(admitted, req.limit, req.cursor)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+
+class FetchFiltersAfterLimitPlusFifty(FetchFiltersAfterTopHundred):
+    """fetch keeps the best `offset + limit + 50` of everything it holds (a margin for
+    what the filter drops), then applies the filter."""
+
+    def cut(self, start: int, limit: int) -> int:
+        return start + limit + 50
+
+
+class RecallFiltersAfterTopHundred(ReferenceEngine):
+    """recall ranks every item it holds, keeps the best 100, then cites those the filter
+    admits."""
+
+    def cut(self, limit: int) -> int:
+        return 100
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        req.validate()
+        wide = req.model_copy(update={"filter": MetaFilter(), "limit": self.cut(req.limit)})
+        top = super().recall(wide)
+        cited = [c for c in top.citations if req.filter.matches(c.kind, c.meta)][: req.limit]
+        if not cited:
+            return RecallAnswer(answer=NOTHING_ANSWERS, citations=[], model=ENGINE_ID)
+        return top.model_copy(update={"citations": cited})
+
+
+class RecallFiltersAfterLimitPlusFifty(RecallFiltersAfterTopHundred):
+    """recall keeps the best `limit + 50` of everything it holds, then filters."""
+
+    def cut(self, limit: int) -> int:
+        return limit + 50
 
 
 class FetchCursorRepeatsBoundary(ReferenceEngine):
@@ -380,9 +539,35 @@ class FetchCursorSkipsBoundary(ReferenceEngine):
 class GetFirstHundred(ReferenceEngine):
     """get looks up only the first 100 ids it is asked for (its store's batch size)."""
 
+    batch = 100
+
     def get(self, req: GetRequest) -> builtins.list[Hit]:
         req.validate()
-        return super().get(req.model_copy(update={"ids": req.ids[:100]}))
+        return super().get(req.model_copy(update={"ids": req.ids[: self.batch]}))
+
+
+class GetFirstFifty(GetFirstHundred):
+    """get looks up only the first 50 ids it is asked for."""
+
+    batch = 50
+
+
+class GetFromOneListPage(ReferenceEngine):
+    """get reads one listing page of 100 items in the reach and keeps the ids asked for
+    (it never follows the cursor)."""
+
+    page = 100
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        req.validate()
+        listing = ListRequest(filter=MetaFilter(reach=req.reach), limit=self.page)
+        return in_request_order(req.ids, self.list(listing).items)
+
+
+class GetFromOneListPageOfFifty(GetFromOneListPage):
+    """get reads one listing page of 50 items in the reach."""
+
+    page = 50
 
 
 class GetRepeatsDuplicates(ReferenceEngine):
@@ -473,11 +658,27 @@ class _ExploreAll(ReferenceEngine):
 
 
 class ExploreTopTen(_ExploreAll):
-    """explore answers at most its facet call's default 10 values, and no more_buckets."""
+    """explore sees only the 10 values its facet call answers by default, and cuts and
+    counts `more_buckets` among those."""
+
+    cap = 10
 
     def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
-        cut = whole.buckets[: min(req.limit, 10)]
-        return whole.model_copy(update={"buckets": cut, "more_buckets": 0})
+        seen = whole.buckets[: self.cap]
+        more = max(0, len(seen) - req.limit)
+        return whole.model_copy(update={"buckets": seen[: req.limit], "more_buckets": more})
+
+
+class ExploreTopFifty(ExploreTopTen):
+    """explore sees only the first 50 values."""
+
+    cap = 50
+
+
+class ExploreTopHundred(ExploreTopTen):
+    """explore sees only the 100 values its aggregation answers by default."""
+
+    cap = 100
 
 
 class ExploreTiesDescending(_ExploreAll):
@@ -547,14 +748,19 @@ class ExploreCountsForgotten(_ExploreAll):
 # -- edges of the filters ----------------------------------------------------------------
 
 
+def _matching_with(matcher: type[MetaFilter], filter: MetaFilter) -> MetaFilter:
+    """`filter` as a `matcher` (an empty one stays as it is, so an empty forget is still
+    refused)."""
+    return filter if filter.is_empty() else matcher.model_validate(dict(filter))
+
+
 class _Refiltered(ReferenceEngine):
     """Every read and forget matches with `matcher`, a `MetaFilter` with one fault."""
 
     matcher: type[MetaFilter] = MetaFilter
 
     def _own(self, filter: MetaFilter) -> MetaFilter:
-        # An empty filter stays as it is, so an empty forget is still refused.
-        return filter if filter.is_empty() else self.matcher.model_validate(dict(filter))
+        return _matching_with(self.matcher, filter)
 
     def list(self, req: ListRequest) -> ListPage:
         return super().list(req.model_copy(update={"filter": self._own(req.filter)}))
@@ -651,6 +857,44 @@ class WindowBoundsFlipped(_Refiltered):
     way round)."""
 
     matcher = _FlippedWindow
+
+
+class _ForgetRefiltered(ReferenceEngine):
+    """Only forget by filter matches with `matcher`; reads match as they should."""
+
+    matcher: type[MetaFilter] = MetaFilter
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetFilter):
+            target = target.model_copy(
+                update={"filter": _matching_with(self.matcher, target.filter)}
+            )
+        return super().forget(target)
+
+
+class _TagPrefix(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = MetaFilter.matches(self.model_copy(update={"tags_any": []}), kind, meta)
+        shared = any(tag.startswith(want) for want in self.tags_any for tag in meta.tags)
+        return rest and (not self.tags_any or shared)
+
+
+class ForgetFilterTagPrefix(_ForgetRefiltered):
+    """Forget by filter matches tags as string prefixes (`drop` removes `dropx`)."""
+
+    matcher = _TagPrefix
+
+
+class _WorkspacePrefix(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = MetaFilter.matches(self.model_copy(update={"workspace": None}), kind, meta)
+        return rest and _starts(self.workspace, meta.workspace)
+
+
+class ForgetFilterWorkspacePrefix(_ForgetRefiltered):
+    """Forget by filter matches the workspace as a string prefix (`LIKE 'w%'`)."""
+
+    matcher = _WorkspacePrefix
 
 
 # -- semantics: ranking, timestamps, valid input --------------------------------------
@@ -792,21 +1036,43 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     DropsTags: "engine.round_trip",
     ForgetByIdReportsZero: "engine.forget_by_id",
     ForgetFilterIgnoresTags: "engine.forget_by_filter",
+    ForgetIdsFirstHundred: "engine.forget_by_id",
+    ForgetIdsFirstFifty: "engine.forget_by_id",
+    ForgetIdsCountsRepeats: "engine.forget_by_id",
+    ForgetFilterFirstPage: "engine.forget_by_filter",
+    ForgetFilterFirstPageOfFifty: "engine.forget_by_filter",
+    ForgetFilterTagPrefix: "engine.forget_by_filter",
+    ForgetFilterWorkspacePrefix: "engine.forget_by_filter",
     HealthRaises: "engine.health",
     ListRaises: "engine.retention_probe",
     LeaksCredential: "engine.no_credential_in_errors",
     ListCappedAtTen: "engine.list_paging",
     ListCappedAtTwenty: "engine.list_paging",
+    ListCappedAtFifty: "engine.list_paging",
+    ListCappedAtHundred: "engine.list_paging",
+    ListShortPageEnds: "engine.list_paging",
     FetchFirstTwenty: "engine.cursor_progress",
+    FetchFirstFifty: "engine.cursor_progress",
+    FetchFirstHundred: "engine.cursor_progress",
+    FetchShortPageEnds: "engine.cursor_progress",
+    FetchFiltersAfterTopHundred: "engine.fetch_filters",
+    FetchFiltersAfterLimitPlusFifty: "engine.fetch_filters",
+    RecallFiltersAfterTopHundred: "engine.recall",
+    RecallFiltersAfterLimitPlusFifty: "engine.recall",
     FetchCursorRepeatsBoundary: "engine.cursor_progress",
     FetchCursorSkipsBoundary: "engine.cursor_progress",
     GetFirstHundred: "engine.get",
+    GetFirstFifty: "engine.get",
+    GetFromOneListPage: "engine.get",
+    GetFromOneListPageOfFifty: "engine.get",
     GetRepeatsDuplicates: "engine.get",
     StoreManyFirstFifty: "engine.store_many",
     StoreManyRepeatNew: "engine.store_many",
     ReplayWindowFifty: "engine.replay",
     ReplayKeepsCopies: "engine.replay",
     ExploreTopTen: "engine.explore",
+    ExploreTopFifty: "engine.explore",
+    ExploreTopHundred: "engine.explore",
     ExploreTiesDescending: "engine.explore",
     ExploreNeverMissing: "engine.explore",
     ExploreMoreBucketsZero: "engine.explore",

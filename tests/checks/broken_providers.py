@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from pydantic import JsonValue
 
 from conformance.provider import (
+    GLOBAL_NAMESPACE,
     Backend,
     ExportPage,
     ExportRecord,
@@ -23,6 +24,7 @@ from conformance.provider import (
     OwnedRecallOpts,
     SourceScope,
     StoredMemoryDocument,
+    entry_record,
 )
 from reference_driver.documents import ReferenceDocuments
 from reference_driver.provider import ReferenceProvider
@@ -410,6 +412,142 @@ class RecallPagesOfTen(SearchPagesOfTen):
     capped = frozenset({"recall"})
 
 
+class ListPagesOfHundred(SearchPagesOfTen):
+    """Lists one namespace from one page of 100 rows (an adapter's SQL `LIMIT 100`)."""
+
+    page = 100
+    capped = frozenset({"list"})
+
+
+class ListPagesOfFifty(SearchPagesOfTen):
+    """Lists one namespace from one page of 50 rows."""
+
+    page = 50
+    capped = frozenset({"list"})
+
+
+class ListNonePagesOfHundred(SearchPagesOfTen):
+    """Lists every namespace (`list(None)`) from one page of 100."""
+
+    page = 100
+    capped = frozenset({"list(None)"})
+
+
+class CountsPagesOfHundred(SearchPagesOfTen):
+    """Counts a namespace's entries from one page of 100."""
+
+    page = 100
+    capped = frozenset({"namespaces"})
+
+
+class CountsPagesOfFifty(SearchPagesOfTen):
+    """Counts a namespace's entries from one page of 50."""
+
+    page = 50
+    capped = frozenset({"namespaces"})
+
+
+class RecallPagesOfFifty(SearchPagesOfTen):
+    """Recalls from one page of 50 hits, whatever the limit."""
+
+    page = 50
+    capped = frozenset({"recall"})
+
+
+class RecallPagesOfHundred(SearchPagesOfTen):
+    """Recalls from one page of 100 hits (a vector query's default top-k)."""
+
+    page = 100
+    capped = frozenset({"recall"})
+
+
+class NamespacesFirstHundred(ReferenceProvider):
+    """Enumerates namespaces from one page of 100 (LangGraph's `list_namespaces`
+    default limit) and never asks for the next."""
+
+    page = 100
+
+    def namespaces(self) -> builtins.list[NamespaceSummary]:
+        return super().namespaces()[: self.page]
+
+
+class NamespacesFirstFifty(NamespacesFirstHundred):
+    """Enumerates namespaces from one page of 50."""
+
+    page = 50
+
+
+class _RecallFiltersAfterCut(ReferenceProvider):
+    """Recall that searches wider than asked (`wider`: the options it leaves out of the
+    search), keeps the best `cut(limit)` hits and only then applies what it left out, as
+    an adapter filtering a vector store's top k in its own code does."""
+
+    wider: frozenset[str] = frozenset()
+
+    def cut(self, limit: int) -> int:
+        return 100
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        loose = opts.model_copy(update=dict.fromkeys(self.wider - {"namespace"}))
+        searched = [opts.namespace]
+        if "namespace" in self.wider:
+            searched = [s.namespace for s in self.namespaces()]
+        hits: builtins.list[MemoryEntry] = []
+        for namespace in searched:
+            pinned = loose.model_copy(update={"namespace": namespace})
+            hits.extend(super().recall(query, 10**6, pinned, scope))
+        hits.sort(key=lambda h: (-(h.score or 0.0), h.namespace or "", h.key))
+        asked = opts.namespace or GLOBAL_NAMESPACE
+        return [
+            h
+            for h in hits[: self.cut(limit)]
+            if h.namespace == asked
+            and (opts.category is None or h.category == opts.category)
+            and (opts.session_id is None or h.session_id == opts.session_id)
+        ][:limit]
+
+
+class RecallNamespaceAfterTopHundred(_RecallFiltersAfterCut):
+    """Ranks every namespace, keeps the best 100, then keeps the asked namespace."""
+
+    wider = frozenset({"namespace"})
+
+
+class RecallNamespaceAfterLimitPlusFifty(RecallNamespaceAfterTopHundred):
+    """Ranks every namespace, keeps the best `limit + 50`, then the asked namespace."""
+
+    def cut(self, limit: int) -> int:
+        return limit + 50
+
+
+class RecallCategoryAfterTopHundred(_RecallFiltersAfterCut):
+    """Searches the namespace, keeps the best 100, then keeps the asked category."""
+
+    wider = frozenset({"category"})
+
+
+class RecallCategoryAfterLimitPlusFifty(RecallCategoryAfterTopHundred):
+    """Keeps the best `limit + 50` of the namespace, then the asked category."""
+
+    def cut(self, limit: int) -> int:
+        return limit + 50
+
+
+class RecallSessionAfterTopHundred(_RecallFiltersAfterCut):
+    """Searches the namespace, keeps the best 100, then keeps the asked session."""
+
+    wider = frozenset({"session_id"})
+
+
+class RecallSessionAfterLimitPlusFifty(RecallSessionAfterTopHundred):
+    """Keeps the best `limit + 50` of the namespace, then the asked session."""
+
+    def cut(self, limit: int) -> int:
+        return limit + 50
+
+
 class NamespaceMatchedAsPrefix(ReferenceProvider):
     """Matches a namespace as a string prefix (`LIKE 'ns%'`) in list, recall and counts."""
 
@@ -723,6 +861,48 @@ class ExportRepeatsRecord(ReferenceProvider):
         return ExportPage(records=page.records, next_cursor=str(int(page.next_cursor) - 1))
 
 
+class ExportPageCappedAtHundred(ReferenceProvider):
+    """Pages hold at most 100 records, and a page shorter than the limit asked for is
+    taken as the last (no cursor)."""
+
+    cap = 100
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        if limit < 1:
+            raise Invalid("export page limit must be greater than zero")
+        rows = self._sorted_rows()
+        if cursor is not None and (not cursor.isdigit() or int(cursor) > len(rows)):
+            raise Invalid(f"unknown export cursor: {cursor}")
+        start = int(cursor or 0)
+        page = rows[start : start + min(limit, self.cap)]
+        end = start + len(page)
+        more = end < len(rows) and len(page) == limit
+        return ExportPage(
+            records=[entry_record(e) for e in page], next_cursor=str(end) if more else None
+        )
+
+
+class ExportPageCappedAtFifty(ExportPageCappedAtHundred):
+    """Pages hold at most 50 records; a short page is taken as the last."""
+
+    cap = 50
+
+
+class ImportFirstHundred(ReferenceProvider):
+    """Imports the first 100 records of a batch (its store's batch size), and says so."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        return super().import_records(records[:100])
+
+
+class ImportFirstFiftyClaimsAll(ReferenceProvider):
+    """Imports the first 50 records of a batch, but reports every record imported."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        outcome = super().import_records(records[:50])
+        return outcome.model_copy(update={"imported": len(records)})
+
+
 class ImportDropsSession(ReferenceProvider):
     """Imports every record without its session."""
 
@@ -765,6 +945,21 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     ListNonePagesOfFifty: "provider.listing_holds_at_volume",
     CountsPagesOfTen: "provider.listing_holds_at_volume",
     RecallPagesOfTen: "provider.recall_respects_limit_and_namespace",
+    ListPagesOfHundred: "provider.listing_holds_at_volume",
+    ListPagesOfFifty: "provider.listing_holds_at_volume",
+    CountsPagesOfFifty: "provider.listing_holds_at_volume",
+    ListNonePagesOfHundred: "provider.listing_holds_at_volume",
+    CountsPagesOfHundred: "provider.listing_holds_at_volume",
+    NamespacesFirstHundred: "provider.listing_holds_at_volume",
+    NamespacesFirstFifty: "provider.listing_holds_at_volume",
+    RecallPagesOfFifty: "provider.recall_respects_limit_and_namespace",
+    RecallPagesOfHundred: "provider.recall_respects_limit_and_namespace",
+    RecallNamespaceAfterTopHundred: "provider.recall_respects_limit_and_namespace",
+    RecallNamespaceAfterLimitPlusFifty: "provider.recall_respects_limit_and_namespace",
+    RecallCategoryAfterTopHundred: "provider.recall_filters_narrow",
+    RecallCategoryAfterLimitPlusFifty: "provider.recall_filters_narrow",
+    RecallSessionAfterTopHundred: "provider.recall_filters_narrow",
+    RecallSessionAfterLimitPlusFifty: "provider.recall_filters_narrow",
     NamespaceMatchedAsPrefix: "provider.namespaces_are_isolated",
     ListMatchesPathPrefix: "provider.namespaces_are_isolated",
     RecallMatchesPrefix: "provider.namespaces_are_isolated",
@@ -794,4 +989,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     DeleteAlwaysDeletes: "provider.documents_round_trip",
     DocumentsLoseTaint: "provider.documents_round_trip",
     ClearKeepsDocuments: "provider.documents_round_trip",
+    ExportPageCappedAtHundred: "provider.export_covers_every_record",
+    ExportPageCappedAtFifty: "provider.export_covers_every_record",
+    ImportFirstHundred: "provider.export_import_round_trip",
+    ImportFirstFiftyClaimsAll: "provider.export_import_round_trip",
 }

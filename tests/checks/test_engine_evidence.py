@@ -14,17 +14,28 @@ from conformance.engine import InvalidRequest, StoreItem, StoreReceipt
 from reference_driver.engine import ReferenceEngine
 from tests.checks.broken_engines import (
     BROKEN_ENGINES,
+    ExploreTopHundred,
     FetchCursorRepeatsBoundary,
     FetchCursorSkipsBoundary,
+    FetchFiltersAfterLimitPlusFifty,
     FetchFirstTwenty,
+    FetchShortPageEnds,
     ForgetByIdReportsZero,
+    ForgetFilterFirstPage,
+    ForgetIdsFirstHundred,
+    GetFromOneListPage,
+    ListCappedAtHundred,
     ListCappedAtTen,
     ListCappedAtTwenty,
+    ListShortPageEnds,
     NormalisesNewlines,
+    RecallFiltersAfterTopHundred,
     RefusesDots,
     RefusesLongTexts,
     RepeatingCursor,
     SkippingCursor,
+    StoreManyFirstFifty,
+    StoreManyUnordered,
 )
 
 FAST = RunSettings(timeout=10.0, retries=0)
@@ -34,6 +45,19 @@ def test_a_capped_listing_names_the_items_it_missed() -> None:
     result = run_engine_suite(ListCappedAtTen(), FAST, only=["engine.list_paging"])
     reason = result["engine.list_paging"].reason
     assert "got 10 of 25; missing p11–p25" in reason
+
+
+def test_a_listing_capped_at_a_hundred_names_the_items_past_the_cap() -> None:
+    result = run_engine_suite(ListCappedAtHundred(), FAST, only=["engine.list_paging"])
+    assert "got 100 of 125; missing p101–p125" in result["engine.list_paging"].reason
+
+
+def test_a_filter_applied_after_the_cut_is_named_as_such() -> None:
+    check = "engine.fetch_filters"
+    result = run_engine_suite(FetchFiltersAfterLimitPlusFifty(), FAST, only=[check])
+    reason = result[check].reason
+    assert "got 0 of 3; missing kept1–kept3" in reason
+    assert "130 items the filter excludes rank above them" in reason
 
 
 @pytest.mark.parametrize(
@@ -47,6 +71,17 @@ def test_a_capped_listing_names_the_items_it_missed() -> None:
         FetchCursorRepeatsBoundary,
         FetchCursorSkipsBoundary,
         ForgetByIdReportsZero,
+        ListCappedAtHundred,
+        ListShortPageEnds,
+        FetchShortPageEnds,
+        FetchFiltersAfterLimitPlusFifty,
+        RecallFiltersAfterTopHundred,
+        GetFromOneListPage,
+        ExploreTopHundred,
+        ForgetIdsFirstHundred,
+        ForgetFilterFirstPage,
+        StoreManyFirstFifty,
+        StoreManyUnordered,
     ],
     ids=lambda b: b.__name__,
 )
@@ -119,3 +154,11 @@ def test_declaring_non_ascii_leaves_every_non_ascii_input_out() -> None:
     assert run_engine_suite(RefusesNonAscii(), FAST, only=only)[only[0]].outcome == "failed"
     ascii_only = RunSettings(timeout=10.0, retries=0, constraints=Constraints(non_ascii=False))
     assert run_engine_suite(RefusesNonAscii(), ascii_only, only=only)[only[0]].outcome == "passed"
+
+
+def test_a_precondition_names_what_the_listing_missed() -> None:
+    result = run_engine_suite(ListCappedAtTen(), FAST, only=["engine.get"])["engine.get"]
+    assert result.outcome == "inconclusive"
+    missed = "got 10 of 175; missing in11–in165, out1–out10 (see engine.list_paging)"
+    assert missed in result.reason
+    assert "got got" not in result.reason

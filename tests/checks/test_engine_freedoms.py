@@ -1,6 +1,7 @@
 """The engine suite passes correct engines that use the freedoms the contract leaves:
-opaque ids, newest-first listing, short and empty pages, single-use cursors, scores of
-any scale or sign, no fetch mode, server-side explore, times at any UTC offset."""
+opaque ids, newest-first listing, short and empty pages, pages capped by the store with a
+cursor, single-use cursors, scores of any scale or sign, no fetch mode, server-side
+explore, recall citing fewer items than its limit, times at any UTC offset."""
 
 from __future__ import annotations
 
@@ -121,6 +122,25 @@ class ShortPages(ReferenceEngine):
         return inner or None, kind == "wait"
 
 
+class PagesOfAtMostHundred(ReferenceEngine):
+    """List and fetch pages hold at most 100 items (its store's largest page), with a
+    cursor while more remain, however large the limit."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        return super().list(req.model_copy(update={"limit": min(req.limit, 100)}))
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        return super().fetch(req.model_copy(update={"limit": min(req.limit, 100)}))
+
+
+class CitesBestOnly(ReferenceEngine):
+    """Recall cites only its best hit, whatever the limit."""
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        answer = super().recall(req)
+        return answer.model_copy(update={"citations": answer.citations[:1]})
+
+
 class SingleUseCursors(ReferenceEngine):
     """Every cursor is a token good for one request."""
 
@@ -207,6 +227,8 @@ FREEDOMS = [
     OpaqueIds,
     NewestFirst,
     ShortPages,
+    PagesOfAtMostHundred,
+    CitesBestOnly,
     SingleUseCursors,
     ScaledScores,
     NoFetchModes,

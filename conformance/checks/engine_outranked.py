@@ -1,0 +1,73 @@
+"""Items a filter admits, ranked beneath many better items it excludes.
+
+An adapter over a vector store often ranks the whole collection, keeps the top k (10,
+50, 100, or the limit plus a margin) and applies the filter to those in its own code:
+whatever the filter admits below the cut is lost. The contract ranks the items the
+filter admits (B8: fetch, and recall's citations), so every one of them stays
+reachable however many better items the filter excludes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.checks.context import CheckContext
+from conformance.checks.engine_support import meta, run_filter
+from conformance.checks.engine_writes import store_batch
+from conformance.engine import MetaFilter, StoreItem, document
+
+OUTRANKING = 130
+"""Excluded items ranked above the admitted ones: past a cut at 100, and past a cut at
+the limit plus 50 for every limit the checks ask with."""
+
+ADMITTED = 3
+"""Items the filter admits, each sharing only part of the query."""
+
+
+@dataclass(frozen=True)
+class Outranked:
+    """The query, the filter, and the items it admits by id (labelled `kept1`..)."""
+
+    query: str
+    filter: MetaFilter
+    kept: dict[str, StoreItem]
+
+
+def outranked_items(
+    ctx: CheckContext,
+) -> tuple[str, MetaFilter, dict[str, StoreItem], dict[str, StoreItem]]:
+    """The query, a filter (the run's workspace and a tag), the items it admits and the
+    items above them, by label: `kept1`..`kept3` carry the tag and two of the query's
+    four words; `above1`..`above130` have the query itself as their text (the best hit
+    in every mode) and another tag."""
+    m = ctx.marker
+    query = f"{m} amber falcon river"
+    wanted = f"{m}-wanted"
+    kept: dict[str, StoreItem] = {
+        f"kept{i}": document(f"{m} amber kept {i}", meta(ctx, tags=[wanted]))
+        for i in range(1, ADMITTED + 1)
+    }
+    above: dict[str, StoreItem] = {
+        f"above{i}": document(query, meta(ctx, tags=[f"{m}-other{i}"]))
+        for i in range(1, OUTRANKING + 1)
+    }
+    return query, run_filter(ctx, tags_any=[wanted]), kept, above
+
+
+def store_outranked(engine: Any, ctx: CheckContext) -> Outranked:
+    """Store the outranked items in the run's workspace, in batches (the admitted ones
+    in a batch of their own, so that receipts in any order name them); what a read of
+    them asks for, and the ids it must answer."""
+    query, filter, kept, above = outranked_items(ctx)
+    stored = store_batch(engine, ctx, kept)
+    store_batch(engine, ctx, above)
+    return Outranked(query, filter, stored)
+
+
+def outranked_clause(want: str) -> str:
+    """`want`, what a read of the outranked items must answer, with why, for messages."""
+    return (
+        f"{want}, though {OUTRANKING} items the filter excludes rank above them (a filter "
+        "applied to a top-k cut of the ranking loses what it admits)"
+    )
