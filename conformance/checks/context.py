@@ -21,7 +21,9 @@ from conformance.checks.outcome import (
     Inconclusive,
     PreconditionFailed,
 )
+from conformance.checks.seeds import nonce_for, seeded_nonce
 from conformance.constraints import Constraints
+from conformance.interrupts import from_user
 
 _counter = itertools.count()
 _ROOT_PREFIX = "tinymemory-conformance"
@@ -38,10 +40,23 @@ class RunSettings:
     secrets: tuple[str, ...] = ()
     constraints: Constraints = field(default_factory=Constraints)
     """What the driver declares it cannot take; checks narrow their inputs by it."""
+    seed: int | None = None
+    """The run seed: a context made without a nonce derives it from this and its check id,
+    so the same seed writes under the same roots with the same markers."""
 
 
-def new_nonce() -> str:
-    """A token unique to this process, its xdist worker and this moment (letters and digits)."""
+def new_nonce(seed: int | None = None, key: str = "") -> str:
+    """A token of letters and digits naming one run of one check.
+
+    With a `seed`, the nonce derived from it and `key` (the same every time); inside
+    `seeds.seeded_nonces`, the next of that stream; else unique to this process, its
+    xdist worker and this moment.
+    """
+    if seed is not None:
+        return nonce_for(seed, key)
+    seeded = seeded_nonce()
+    if seeded is not None:
+        return seeded
     worker = re.sub(r"[^A-Za-z0-9]", "", os.environ.get("PYTEST_XDIST_WORKER", ""))
     return f"{worker}{time.time_ns():x}{next(_counter):x}{os.getpid():x}"
 
@@ -150,7 +165,8 @@ class CheckContext:
         # When set, a check that covers every declared fetch mode covers only this one.
         self.fetch_mode = fetch_mode
         self.settings = settings or RunSettings()
-        self.nonce = nonce or new_nonce()
+        item = check_id if fetch_mode is None else f"{check_id}[{fetch_mode}]"
+        self.nonce = nonce or new_nonce(self.settings.seed, item)
         # A single word, valid as an engine segment id and as part of a provider namespace.
         self.marker = f"tmconf{self.nonce}"
         slug = re.sub(r"[^A-Za-z0-9_-]", "-", check_id)
@@ -202,6 +218,13 @@ class CheckContext:
                         label,
                         f"the driver stayed unavailable after {attempt} retries: {exc}",
                     ) from exc
+                raise DriverRaised(self.check_id, label, exc) from exc
+            except BaseException as exc:
+                # SystemExit, GeneratorExit or a raised KeyboardInterrupt from driver code
+                # ends this check, not the run; the user's Ctrl-C and the kit's own
+                # time limit go on up.
+                if isinstance(exc, CallExpired) or from_user(exc):
+                    raise
                 raise DriverRaised(self.check_id, label, exc) from exc
 
     def _within_time_limit(

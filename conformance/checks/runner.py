@@ -15,6 +15,7 @@ from conformance.checks.outcome import (
     Inconclusive,
 )
 from conformance.driver import Profile
+from conformance.interrupts import InterruptWatch
 
 
 def retention(profile: Profile) -> Callable[[Any, CheckContext | None], bool]:
@@ -37,28 +38,39 @@ def run_suite(
     """Run every check of `profile` (or those in `only`) against `driver`, in catalogue order.
 
     Storage checks are skipped with the reason "driver retains nothing" when the
-    retention probe finds that the driver keeps nothing.
+    retention probe finds that the driver keeps nothing. With `settings.seed` set, each
+    check's nonce derives from the seed and its id, so the same seed repeats the run's
+    markers exactly; without it the run draws a nonce of its own.
     """
     target = as_sync(driver)
     wanted = set(only) if only is not None else None
     checks: list[Check] = [c for c in checks_for(profile) if wanted is None or c.id in wanted]
-    nonce = new_nonce()
+    seed = settings.seed if settings is not None else None
+    # Seeded, every context derives its own nonce (None here); else one nonce for the run.
+    nonce = None if seed is not None else new_nonce()
     retains = True
     if any(c.storage for c in checks):
+        probe_nonce = new_nonce(seed, f"{profile}/probe") if seed is not None else nonce
         try:
             retains = retention(profile)(
-                target, CheckContext(f"{profile}.retention_probe", settings, nonce)
+                target, CheckContext(f"{profile}.retention_probe", settings, probe_nonce)
             )
         except (ConformanceFailure, Inconclusive):
             # A probe that errs is a fault, not "retains nothing": the storage checks run
             # and report it, and so does the `retention_probe` check itself.
             retains = True
     results: dict[str, CheckResult] = {}
-    for chk in checks:
-        if chk.storage and not retains:
-            results[chk.id] = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
-        else:
-            results[chk.id] = run_one(chk, target, settings, nonce)
+    # A KeyboardInterrupt the driver raises ends its check; the user's Ctrl-C, the run.
+    watch = InterruptWatch()
+    watch.start()
+    try:
+        for chk in checks:
+            if chk.storage and not retains:
+                results[chk.id] = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
+            else:
+                results[chk.id] = run_one(chk, target, settings, nonce)
+    finally:
+        watch.stop()
     return results
 
 
