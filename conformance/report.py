@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 SCHEMA = "tinymemory-conformance/report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Level = Literal["none", "shape-only", "core", "full"]
-Verdict = Literal["pass", "fail", "inconclusive"]
-OutcomeName = Literal["passed", "failed", "skipped", "inconclusive", "waived"]
+Verdict = Literal["pass", "fail", "inconclusive", "error"]
+OutcomeName = Literal["passed", "failed", "skipped", "inconclusive", "waived", "not run"]
+ErrorKind = Literal[
+    "build", "collection", "crash", "interrupted", "unfinished", "nothing selected", "not run"
+]
+
+GOOD_OUTCOMES: tuple[OutcomeName, ...] = ("passed", "skipped", "waived")
+"""The outcomes a run may pass with."""
 
 # Option keys that name a credential: their values never reach a report or a message.
 _CREDENTIAL_KEY = re.compile(
@@ -45,6 +51,26 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+class Repeats(BaseModel):
+    """How a check fared over `--conformance-repeat N` runs, each with its own seed."""
+
+    runs: int
+    failed: int = 0
+    inconclusive: int = 0
+    failed_seeds: list[int] = Field(default_factory=list)
+    """The seeds of the failing runs: `--conformance-seed S` replays one of them."""
+    flaky: bool = False
+    """It failed on some runs and passed on others (a stable failure fails every run)."""
+
+    def describe(self) -> str:
+        """`failed 4 of 40 (flaky)`, `failed 3 of 3`, `passed 5 of 5`, ..."""
+        if self.failed:
+            return f"failed {self.failed} of {self.runs}" + (" (flaky)" if self.flaky else "")
+        if self.inconclusive:
+            return f"inconclusive {self.inconclusive} of {self.runs}"
+        return f"{self.runs} runs"
+
+
 class CheckEntry(BaseModel):
     """One check's verdict in the report."""
 
@@ -54,11 +80,22 @@ class CheckEntry(BaseModel):
     reason: str = ""
     duration: float = 0.0
     calls: int = 0
+    """Driver calls the check made, whether it passed or not."""
     retries: int = 0
     refusals: int = 0
     """Calls where the driver refused valid input that no declared constraint covers."""
     clause: str = ""
     optional: bool = False
+    repeats: Repeats | None = None
+    """Set when the check ran more than once (`--conformance-repeat`)."""
+
+    def shown_outcome(self) -> str:
+        """The outcome with its repeat count when it ran more than once."""
+        if self.repeats is None or self.repeats.runs == 1:
+            return self.outcome
+        if self.outcome in ("failed", "inconclusive"):
+            return self.repeats.describe()
+        return f"{self.outcome} ({self.repeats.describe()})"
 
 
 class DriverInfo(BaseModel):
@@ -77,8 +114,28 @@ class ProfileInfo(BaseModel):
     retains: bool | None = None
     fetch_modes: list[str] | None = None
     capabilities: list[str] | None = None
+    features: list[str] = Field(default_factory=list)
+    """The profile's optional features the driver offers: fetch modes for an engine,
+    optional families for a provider. `full` needs every one of `optional_features`."""
+    optional_features: list[str] = Field(default_factory=list)
+    """Every optional feature of the profile the kit checks."""
     constraints: list[str] = Field(default_factory=list)
     """The limits the driver declares on contract-valid input (empty: none)."""
+
+
+class RunError(BaseModel):
+    """Why a run has no full verdict: a driver that could not be built, a collection-time
+    driver error, an interrupt, nothing selected, or selected checks that never ran."""
+
+    kind: ErrorKind
+    message: str
+    worker: str | None = None
+    """The process it happened in: `main`, or an xdist worker id (`gw0`)."""
+
+    def describe(self) -> str:
+        """`build (gw1): driver ... failed to build ...`"""
+        where = f" ({self.worker})" if self.worker else ""
+        return f"{self.kind}{where}: {self.message}"
 
 
 class Summary(BaseModel):
@@ -89,17 +146,26 @@ class Summary(BaseModel):
     skipped: int = 0
     waived: int = 0
     inconclusive: int = 0
+    not_run: int = 0
+    flaky: int = 0
+    """Failed checks that passed on some of their repeats."""
     verdict: Verdict = "pass"
 
 
 class Report(BaseModel):
-    """A whole conformance run (schema `tinymemory-conformance/report`, version 1)."""
+    """A whole conformance run (schema `tinymemory-conformance/report`, version 2)."""
 
     schema_id: str = Field(default=SCHEMA, alias="schema")
     schema_version: int = SCHEMA_VERSION
     kit_version: str
     created_at: str
+    seed: int | None = None
+    """The run seed: `--conformance-seed SEED` replays the run."""
+    repeat: int = 1
+    """How many times each check ran (`--conformance-repeat`)."""
     driver: DriverInfo
+    errors: list[RunError] = Field(default_factory=list)
+    """Why the run has no full verdict; any makes the verdict `error`."""
     profiles: dict[str, ProfileInfo] = Field(default_factory=dict)
     checks: list[CheckEntry] = Field(default_factory=list)
     summary: Summary = Field(default_factory=Summary)
@@ -107,11 +173,19 @@ class Report(BaseModel):
     model_config = {"populate_by_name": True, "serialize_by_alias": True}
 
 
-def summarise(checks: Iterable[CheckEntry]) -> Summary:
-    """Outcome counts and the verdict: any failure fails, else any inconclusive is inconclusive."""
-    counts = Counter(c.outcome for c in checks)
+def summarise(checks: Iterable[CheckEntry], errors: Sequence[RunError] = ()) -> Summary:
+    """Outcome counts and the verdict.
+
+    `error` when the run has errors (a check selected but never run among them), else
+    `fail` on any failure, else `inconclusive` on any inconclusive check, else `pass`.
+    A run with no check at all is never a pass: the caller records that as an error.
+    """
+    entries = list(checks)
+    counts = Counter(c.outcome for c in entries)
     verdict: Verdict = "pass"
-    if counts["failed"]:
+    if errors or counts["not run"]:
+        verdict = "error"
+    elif counts["failed"]:
         verdict = "fail"
     elif counts["inconclusive"]:
         verdict = "inconclusive"
@@ -121,20 +195,28 @@ def summarise(checks: Iterable[CheckEntry]) -> Summary:
         skipped=counts["skipped"],
         waived=counts["waived"],
         inconclusive=counts["inconclusive"],
+        not_run=counts["not run"],
+        flaky=sum(1 for c in entries if c.repeats is not None and c.repeats.flaky),
         verdict=verdict,
     )
 
 
 def level_of(
-    checks: Iterable[CheckEntry], retains: bool | None, expected: Iterable[str] = ()
+    checks: Iterable[CheckEntry],
+    retains: bool | None,
+    expected: Iterable[str] = (),
+    *,
+    features_offered: bool = False,
 ) -> Level:
-    """The level one profile reached.
+    """The level one profile reached; it means the same for both profiles.
 
-    `none`: a required check failed, was inconclusive or was waived. `shape-only`: the
-    driver retains nothing and every other check passed. `core`: every required check
-    passed or did not apply. `full`: and every optional check (an optional capability
-    family) ran and passed. A run missing any of the `expected` check ids (deselected
-    with `-k`, say) reaches no level.
+    `none`: a required check failed, was inconclusive, waived or not run. `shape-only`:
+    the driver retains nothing and every other check passed. `core`: every required
+    check passed (or was skipped for its stated reason). `full`: core, and the driver
+    offers every optional feature of the profile (`features_offered`: each fetch mode
+    of an engine, each optional family of a provider) and every check of them passed.
+    A run missing any of the `expected` check ids (deselected with `-k`, say) reaches
+    no level.
     """
     entries = list(checks)
     if not entries or set(expected) - {c.id for c in entries}:
@@ -145,24 +227,51 @@ def level_of(
     if retains is False:
         return "shape-only"
     optional = [c for c in entries if c.optional]
-    return "full" if all(c.outcome == "passed" for c in optional) else "core"
+    if features_offered and all(c.outcome == "passed" for c in optional):
+        return "full"
+    return "core"
+
+
+def _cell(text: str, width: int = 160) -> str:
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def verdict_lines(report: Report) -> list[str]:
+    """The verdict and, first of all, why a run has none: what a reader must see first."""
+    s = report.summary
+    lines = [f"**Verdict: {s.verdict}**"]
+    if report.errors:
+        lines[0] += ", because:"
+        lines += [f"- {_cell(e.describe(), 400)}" for e in report.errors]
+    return lines
 
 
 def to_markdown(report: Report) -> str:
-    """A summary table for a CI job's page."""
+    """A summary for a CI job's page: the verdict (and any run error) first."""
     s = report.summary
     d = report.driver
+    counts = (
+        f"{s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} waived, "
+        f"{s.inconclusive} inconclusive, {s.not_run} not run"
+    )
+    if s.flaky:
+        counts += f" ({s.flaky} flaky)"
+    seed = f", seed {report.seed}" if report.seed is not None else ""
+    repeat = f", each check run {report.repeat} times" if report.repeat > 1 else ""
     lines = [
         f"## TinyMemory conformance: `{d.name}`"
         + (f" ({d.distribution} {d.version})" if d.distribution else ""),
         "",
-        f"**Verdict: {s.verdict}** — {s.passed} passed, {s.failed} failed, {s.skipped} skipped, "
-        f"{s.waived} waived, {s.inconclusive} inconclusive (kit {report.kit_version})",
+        *verdict_lines(report),
         "",
-        "| profile | level | declared constraints |",
-        "| --- | --- | --- |",
+        f"{counts} (kit {report.kit_version}{seed}{repeat})",
+        "",
+        "| profile | level | offered features | declared constraints |",
+        "| --- | --- | --- | --- |",
         *(
-            f"| {name} | {info.level} | {'; '.join(info.constraints) or 'none'} |"
+            f"| {name} | {info.level} | {features_cell(info)} | "
+            f"{'; '.join(info.constraints) or 'none'} |"
             for name, info in sorted(report.profiles.items())
         ),
         "",
@@ -170,11 +279,22 @@ def to_markdown(report: Report) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for c in report.checks:
-        reason = c.reason.replace("|", "\\|").replace("\n", " ")
-        if len(reason) > 160:
-            reason = reason[:159] + "…"
-        lines.append(f"| `{c.id}` | {c.outcome} | {reason} | {c.calls} | {c.retries} |")
+        lines.append(
+            f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason)} | {c.calls} | {c.retries} |"
+        )
     return "\n".join(lines) + "\n"
+
+
+def features_cell(info: ProfileInfo) -> str:
+    """`keyword, vector (of keyword, vector, hybrid)`: what `full` is judged on."""
+    offered = ", ".join(info.features) or "none"
+    if not info.optional_features:
+        return offered
+    return f"{offered} (of {', '.join(info.optional_features)})"
+
+
+ABSENT = "absent"
+"""How `report diff` names a check the newer report does not hold."""
 
 
 class ReportDiff(BaseModel):
@@ -185,25 +305,32 @@ class ReportDiff(BaseModel):
     other: list[tuple[str, str, str]] = Field(default_factory=list)
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
+    verdict: tuple[str, str] | None = None
+    """The verdicts before and after, when they differ."""
 
 
 def diff_reports(old: Report, new: Report) -> ReportDiff:
-    """Regressions (was passing, now not), fixes (the reverse), and other changes."""
+    """Regressions (was passing, now not; and any check the new report lacks), fixes
+    (was not passing, now passing), and other changes."""
     before = {c.id: c.outcome for c in old.checks}
     after = {c.id: c.outcome for c in new.checks}
     good = ("passed", "skipped")
     result = ReportDiff(
         added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after))
     )
-    for check_id in sorted(set(before) & set(after)):
-        was, now = before[check_id], after[check_id]
+    for check_id in sorted(before):
+        was, now = before[check_id], after.get(check_id, ABSENT)
         if was == now:
             continue
         change = (check_id, was, now)
-        if was in good and now not in good:
+        if now == ABSENT or (was in good and now not in good):
+            # A check that vanished is a regression even if it was failing: losing a
+            # check must never read as progress.
             result.regressions.append(change)
         elif was not in good and now in good:
             result.fixes.append(change)
         else:
             result.other.append(change)
+    if old.summary.verdict != new.summary.verdict:
+        result.verdict = (old.summary.verdict, new.summary.verdict)
     return result
