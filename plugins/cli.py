@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.checks.catalogue import all_checks
 from conformance.driver import DriverError
 from conformance.report import Report, diff_reports, redact_text
 from conformance.rules import clause_markdown
 from plugins.explain import UnknownCheck, explain
 from plugins.registry import available_drivers, resolve_driver
+from plugins.settings import SETTINGS
 
 
 def _drivers(_: argparse.Namespace) -> int:
@@ -59,25 +61,29 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pytest_args(args: argparse.Namespace) -> list[str]:
+    """The `run` command's settings as the plugin's flags."""
+    argv: list[str] = []
+    for setting in SETTINGS:
+        value = getattr(args, setting.dest)
+        if setting.flag:
+            argv += [setting.option] if value else []
+        elif setting.repeatable:
+            for each in value:
+                argv += [setting.option, each]
+        elif value is not None:
+            argv += [setting.option, str(value)]
+    return argv
+
+
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # `--ignore-glob=*` keeps pytest from collecting the current directory's own tests:
     # the run holds exactly the conformance items.
     # This command imported the kit before pytest could mark it for assertion rewriting;
     # the checks do not rely on rewritten asserts, so the warning says nothing useful.
     quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", "--driver", args.driver]
-    for option in args.driver_option:
-        argv += ["--driver-option", option]
-    for flag, value in (
-        ("--profile", args.profile),
-        ("--conformance-report", args.report),
-        ("--waivers", args.waivers),
-        ("--driver-timeout", args.driver_timeout),
-    ):
-        if value is not None:
-            argv += [flag, str(value)]
-    code = pytest.main([*argv, *extra])
-    return int(code)
+    argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", *_pytest_args(args)]
+    return int(pytest.main([*argv, *extra]))
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -107,6 +113,8 @@ def _report_diff(args: argparse.Namespace) -> int:
     for title, ids in (("new checks", diff.added), ("checks no longer run", diff.removed)):
         if ids:
             print(f"{title}: {', '.join(ids)}")
+    if diff.verdict is not None:
+        print(f"verdict: {diff.verdict[0]} -> {diff.verdict[1]}")
     return 1 if diff.regressions else 0
 
 
@@ -115,6 +123,9 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="tinymemory-conformance",
         description="Hold a TinyMemory driver to the contract.",
+    )
+    top.add_argument(
+        "--version", action="version", version=f"tinymemory-conformance {conformance.__version__}"
     )
     sub = top.add_subparsers(dest="command", required=True)
     sub.add_parser("drivers", help="list installed drivers: name, distribution, version, profiles")
@@ -131,13 +142,33 @@ def parser() -> argparse.ArgumentParser:
         "run",
         help="run the suite against a driver (extra arguments go to "
         "pytest); exits non-zero unless the verdict is pass",
+        description="Run the suite against a driver; arguments not listed here go to "
+        "pytest (-k, -n 2, --junitxml, ...). Exits non-zero unless the verdict is pass.",
     )
-    run.add_argument("--driver", required=True, help="entry-point name or package.module:attr")
-    run.add_argument("--driver-option", action="append", default=[], metavar="KEY=VALUE")
-    run.add_argument("--profile", choices=("engine", "provider", "all"))
-    run.add_argument("--report", metavar="PATH", help="write the JSON report (and .md) here")
-    run.add_argument("--waivers", metavar="PATH")
-    run.add_argument("--driver-timeout", type=float, metavar="SECONDS")
+    for setting in SETTINGS:
+        names = [setting.option]
+        if setting.key == "conformance-report":
+            names.append("--report")  # the command's own, shorter name
+        if setting.flag:
+            run.add_argument(*names, dest=setting.dest, action="store_true", help=setting.help)
+        elif setting.repeatable:
+            run.add_argument(
+                *names,
+                dest=setting.dest,
+                action="append",
+                default=[],
+                metavar=setting.metavar,
+                help=setting.help,
+            )
+        else:
+            run.add_argument(
+                *names,
+                dest=setting.dest,
+                required=setting.key == "driver",
+                choices=setting.choices,
+                metavar=setting.metavar,
+                help=setting.help,
+            )
     serve = sub.add_parser(
         "serve",
         help="expose a Python driver over the driver protocol on stdin/stdout "
@@ -158,6 +189,7 @@ def parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old")
     diff.add_argument("new")
+    report_sub.add_parser("schema", help="print the report's JSON schema (docs/report.schema.json)")
     return top
 
 
@@ -177,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args, extra)
         if args.command == "serve":
             return _serve(args)
+        if args.report_command == "schema":
+            print(json.dumps(Report.model_json_schema(by_alias=True), indent=2))
+            return 0
         return _report_diff(args)
     except (OSError, ValueError) as exc:
         print(f"tinymemory-conformance: {redact_text(str(exc), ())}", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
@@ -10,12 +10,19 @@ from typing import Any, cast
 import pytest
 
 from conformance.checks.catalogue import Check
-from conformance.checks.outcome import CheckResult
 from conformance.fuzz.runner import FuzzTarget
-from conformance.report import to_markdown
-from plugins.run import KitRun, build_report, entry_from_properties
+from conformance.interrupts import InterruptWatch
+from conformance.report import CheckEntry, Report, verdict_lines
+from plugins.ledger import Ledger
+from plugins.replay import explain_line
+from plugins.report_file import write_report
+from plugins.run import KitRun
+from plugins.xdist_support import FACTS_KEY, Role, item_id_of
 
 PROPERTY = "tinymemory"
+SUITE = "tinymemory"
+"""The name of the node holding the checks: `-k` matches it, so it never holds the
+driver's name (a driver called `replay-store` must not select every check on `-k replay`)."""
 
 
 def kit_run(config: pytest.Config) -> KitRun:
@@ -25,11 +32,24 @@ def kit_run(config: pytest.Config) -> KitRun:
     return config.stash[KIT]
 
 
+def suite_nodeid(run: KitRun) -> str:
+    """`tinymemory/<driver>`: the node id every check item sits under."""
+    return f"{SUITE}/{run.driver.name}"
+
+
 class DriverSuite(pytest.Collector):
-    """The conformance checks of one driver, as a node that `-k` and node ids can name."""
+    """The conformance checks of one driver, as a node that node ids can name."""
 
     def collect(self) -> list[pytest.Item]:
         return []
+
+
+class CheckFailed(Exception):
+    """A check's failure, shown without the kit's own traceback."""
+
+
+def _failure_text(header: str, reason: str, replay: str, check_id: str) -> str:
+    return f"{header}\n{reason}\n\nreplay: {replay}\n{explain_line(check_id)}"
 
 
 class CheckItem(pytest.Item):
@@ -43,47 +63,20 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        result: CheckResult = run.run_check(self.check, self.fetch_mode)
-        self.user_properties.append((PROPERTY, run.entry_of(self.check, result).model_dump()))
-        if result.outcome == "failed":
-            raise CheckFailed(result.reason)
-        if result.outcome == "waived":
-            pytest.xfail(result.reason)
-        if result.outcome in ("skipped", "inconclusive"):
-            pytest.skip(
-                result.reason if result.outcome == "skipped" else f"INCONCLUSIVE: {result.reason}"
-            )
+        entry, replay = run.run_check(self.check, self.fetch_mode)
+        _record(self, entry)
+        if entry.outcome == "failed":
+            header = f"{entry.id} ({self.check.clause})"
+            raise CheckFailed(_failure_text(header, entry.reason, replay, self.check.id))
+        _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
-            return f"{self.check.id} ({self.check.clause})\n{excinfo.value}"
+            return str(excinfo.value)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.check.id}: {self.check.title}"
-
-
-class CheckFailed(Exception):
-    """A check's failure, shown without the kit's own traceback."""
-
-
-def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) -> None:
-    """Append one item per check of the run, under a node named after the driver."""
-    name = f"tinymemory/{run.driver.name}"
-    suite = DriverSuite.from_parent(session, name=name, nodeid=name)
-    added: list[pytest.Item] = []
-    for chk in run.checks():
-        for mode in run.fetch_modes(chk):
-            item_name = chk.id if mode is None else f"{chk.id}[{mode}]"
-            added.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
-    if run.settings.fuzz:
-        for target in run.fuzz_targets():
-            added.append(FuzzItem.from_parent(suite, name=target.id, target=target))
-    items.extend(added)
-    # Reported as collected, so "collected N items" counts the checks.
-    session.ihook.pytest_collectreport(
-        report=pytest.CollectReport(suite.nodeid, "passed", None, list(added))
-    )
 
 
 class FuzzItem(pytest.Item):
@@ -96,31 +89,110 @@ class FuzzItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        entry = run.run_fuzz_target(self.target)
-        self.user_properties.append((PROPERTY, entry.model_dump()))
+        entry, replay = run.run_fuzz_target(self.target)
+        _record(self, entry)
         if entry.outcome == "failed":
-            raise CheckFailed(entry.reason)
-        if entry.outcome in ("skipped", "inconclusive"):
-            pytest.skip(entry.reason)
+            header = f"{self.target.id} ({self.target.clause})"
+            raise CheckFailed(_failure_text(header, entry.reason, replay, self.target.id))
+        _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
-            return f"{self.target.id} ({self.target.clause})\n{excinfo.value}"
+            return str(excinfo.value)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.target.id}: {self.target.title}"
 
 
-class RunHooks:
-    """Session hooks of a run with a driver, registered only when `--driver` is given."""
+def _record(item: pytest.Item, entry: CheckEntry) -> None:
+    # User properties travel with the report to the xdist controller.
+    item.user_properties.append((PROPERTY, entry.model_dump(mode="json")))
 
-    def __init__(self, run: KitRun, config: pytest.Config) -> None:
+
+def _end_without_failing(entry: CheckEntry) -> None:
+    if entry.outcome == "waived":
+        pytest.xfail(entry.reason)
+    if entry.outcome == "skipped":
+        pytest.skip(entry.reason)
+    if entry.outcome == "inconclusive":
+        pytest.skip(f"INCONCLUSIVE: {entry.reason}")
+
+
+def entry_from_properties(properties: Any) -> CheckEntry | None:
+    """The report entry a check item recorded in its user properties, if any."""
+    for name, value in properties:
+        if name == PROPERTY and isinstance(value, dict):
+            return CheckEntry.model_validate(value)
+    return None
+
+
+def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) -> None:
+    """Append one item per check of the run, under a node named after the driver; on a
+    process where the driver could not be built, a collection error instead."""
+    nodeid = suite_nodeid(run)
+    suite = DriverSuite.from_parent(session, name=SUITE, nodeid=nodeid)
+    if run.facts.build_error is not None:
+        message = f"the driver could not be built on {run.worker}: {run.facts.build_error}"
+        session.ihook.pytest_collectreport(
+            report=pytest.CollectReport(nodeid, "failed", message, [])
+        )
+        return
+    run.read_facts()
+    added: list[pytest.Item] = []
+    for chk in run.checks():
+        for mode in run.fetch_modes(chk):
+            item_name = chk.id if mode is None else f"{chk.id}[{mode}]"
+            added.append(CheckItem.from_parent(suite, name=item_name, check=chk, fetch_mode=mode))
+    if run.settings.fuzz:
+        for target in run.fuzz_targets():
+            added.append(FuzzItem.from_parent(suite, name=target.id, target=target))
+    items.extend(added)
+    # Reported as collected, so "collected N items" counts the checks.
+    session.ihook.pytest_collectreport(
+        report=pytest.CollectReport(nodeid, "passed", None, list(added))
+    )
+
+
+class RunHooks:
+    """Session hooks of a run with a driver, registered only when one is asked for."""
+
+    def __init__(
+        self, run: KitRun, ledger: Ledger, config: pytest.Config, role: Role, watch: InterruptWatch
+    ) -> None:
         self.run = run
+        self.ledger = ledger
         self.config = config
+        self.role = role
+        self.watch = watch
+        self.suite = suite_nodeid(run)
+
+    @property
+    def reports(self) -> bool:
+        """Whether this process writes the report (not an xdist worker)."""
+        return self.role != "worker"
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        d = self.run.driver
+        source = f" ({d.distribution} {d.version})" if d.distribution else ""
+        profiles = ", ".join(p for p in self.run.settings.profiles() if p in d.profiles)
+        lines = [
+            f"tinymemory: driver `{d.name}`{source}, profiles {profiles}; seed "
+            f"{self.ledger.seed} (replay with --conformance-seed {self.ledger.seed})"
+        ]
+        if self.run.settings.repeat > 1:
+            lines.append(f"tinymemory: each check runs {self.run.settings.repeat} times")
+        return lines
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.role == "main":
+            self.ledger.select(
+                i for i in (item_id_of(item.nodeid, self.suite) for item in session.items) if i
+            )
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
-        entry = entry_from_properties(report.user_properties)
+        entry = entry_from_properties(getattr(report, "user_properties", ()))
         if entry is None or report.when != "call":
             return None
         if entry.outcome == "inconclusive":
@@ -141,27 +213,96 @@ class RunHooks:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # On the xdist controller this sees every worker's reports, so the report merges them.
+        if not self.reports:
+            return
+        item_id = item_id_of(report.nodeid, self.suite)
+        if item_id is None:
+            return
         entry = entry_from_properties(report.user_properties)
         if entry is not None and report.when == "call":
-            self.run.collected.append(entry)
+            self.ledger.record(entry)
+        elif report.when not in ("setup", "call", "teardown") and report.failed:
+            # xdist's report for the item a worker was running when it died.
+            node = getattr(report, "node", None)
+            worker = str(getattr(getattr(node, "gateway", None), "id", "?"))
+            self.ledger.record_crash(item_id, worker, str(report.longrepr))
+        elif report.when in ("setup", "call") and (report.failed or report.skipped):
+            outcome = "skipped" if report.skipped else "failed"
+            self.ledger.record_unrecorded(item_id, outcome, _longrepr_text(report))
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if self.watch.signalled:
+            self.ledger.interrupted = True
+        else:
+            self.ledger.stopped = str(excinfo.value) or type(excinfo.value).__name__
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
+        if self.role == "worker":
+            workeroutput: dict[str, Any] = getattr(self.config, "workeroutput", {})
+            workeroutput[FACTS_KEY] = self.run.facts.to_wire()
             return
-        if any(e.outcome == "inconclusive" for e in self.run.collected) and session.exitstatus == 0:
+        if self.role == "main":
+            self.ledger.facts.append(self.run.facts)
+        stop = session.shouldstop or session.shouldfail
+        if stop and not self.ledger.stopped:
+            self.ledger.stopped = str(stop)
+        report = self.ledger.report()
+        self.final = report
+        if report.summary.verdict != "pass" and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         path = self.run.settings.report
         if path is not None:
-            report = build_report(self.run)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-            path.with_suffix(".md").write_text(to_markdown(report))
+            try:
+                write_report(path, report)
+            except OSError as exc:
+                print(f"tinymemory: cannot write the report to {path}: {exc}", file=sys.stderr)
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_unconfigure(self) -> None:
-        self.run.close()
+        try:
+            self.run.close()
+        finally:
+            self.watch.stop()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if hasattr(self.config, "workerinput"):
+        report: Report | None = getattr(self, "final", None)
+        if report is None or not self.reports:
             return
-        for line in self.run.summary_lines():
+        for line in summary_lines(report, self.run.settings.report):
             terminalreporter.write_line(line)
+
+
+def _longrepr_text(report: pytest.TestReport) -> str:
+    if isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    return str(report.longreprtext or report.longrepr)
+
+
+def summary_lines(report: Report, path: Path | None) -> list[str]:
+    """What the terminal summary shows: the verdict and what kept the run from a full one,
+    levels, inconclusive and flaky checks by name, the seed."""
+    s = report.summary
+    retries = sum(c.retries for c in report.checks)
+    lines = [
+        f"tinymemory conformance of `{report.driver.name}`: {s.verdict} "
+        f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
+        f"waived, {s.inconclusive} inconclusive, {s.not_run} not run; retries {retries}; "
+        f"seed {report.seed})"
+    ]
+    lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
+    for name, info in sorted(report.profiles.items()):
+        features = ", ".join(info.features) or "none"
+        lines.append(f"  {name}: level {info.level} (offered features: {features})")
+    for entry in report.checks:
+        if entry.outcome == "inconclusive":
+            lines.append(f"  inconclusive {entry.id}: {entry.reason}")
+        elif entry.repeats is not None and entry.outcome in ("failed", "waived"):
+            lines.append(f"  {entry.id}: {entry.shown_outcome()}")
+        elif entry.id.startswith("fuzz.") and entry.outcome == "passed":
+            # The seed is what reproduces a random run: always shown.
+            lines.append(f"  {entry.id}: {entry.reason}")
+    if path is not None:
+        lines.append(f"  report: {path}")
+    return lines

@@ -12,6 +12,7 @@ from typing import Any
 import pluggy
 
 from conformance.driver import Driver, DriverError, detect_profile, reject_options
+from conformance.interrupts import from_user
 from plugins import hookspecs
 
 EXEC_PREFIX = "exec:"
@@ -65,8 +66,9 @@ def _from_entry_point(name: str, options: dict[str, str]) -> Driver:
     if not infos:
         known = ", ".join(info.name for info in available_drivers()) or "none"
         raise DriverError(
-            f"no driver named `{name}` is installed (known drivers: {known}). Install the "
-            f"distribution that provides it, or pass --driver=package.module:attr."
+            f"no driver named `{name}` is installed (known drivers: {known}; "
+            f"`tinymemory-conformance drivers` lists them). Install the distribution that "
+            f"provides it, or pass --driver=package.module:attr."
         )
     if len(infos) > 1:
         owners = "; ".join(f"{i.distribution or '?'} ({i.value})" for i in infos)
@@ -82,7 +84,9 @@ def _from_entry_point(name: str, options: dict[str, str]) -> Driver:
     )
     try:
         plugin = ep.load()
-    except Exception as exc:
+    except BaseException as exc:
+        if from_user(exc):
+            raise
         raise DriverError(
             f"driver `{name}` ({info.value}, from {info.distribution or 'an unknown distribution'})"
             f" failed to import: {type(exc).__name__}: {exc}"
@@ -103,7 +107,9 @@ def _call_hook(name: str, plugin: object, options: dict[str, str]) -> Driver:
         driver = pm.hook.tinymemory_driver(name=name, options=options)
     except DriverError:
         raise
-    except Exception as exc:
+    except BaseException as exc:
+        if from_user(exc):
+            raise
         raise DriverError(f"driver `{name}` failed to build: {type(exc).__name__}: {exc}") from exc
     if not isinstance(driver, Driver):
         raise DriverError(
@@ -121,7 +127,11 @@ def _from_object_spec(spec: str, options: dict[str, str]) -> Driver:
         target: Any = importlib.import_module(module_name)
         for part in attr_path.split("."):
             target = getattr(target, part)
-    except (ImportError, AttributeError) as exc:
+    except BaseException as exc:
+        # A module that raises, does not parse or calls sys.exit on import is a bad
+        # driver spec, said in one line; only the user's Ctrl-C goes on up.
+        if from_user(exc):
+            raise
         raise DriverError(
             f"driver spec `{spec}` failed to import: {type(exc).__name__}: {exc}"
         ) from exc
@@ -132,27 +142,52 @@ def _from_object_spec(spec: str, options: dict[str, str]) -> Driver:
     if detect_profile(target) is not None and not inspect.isclass(target):
         reject_options(name, options)
         return _bundle(name, target, lambda: target, options)
+    if inspect.isclass(target) and detect_profile(target) is not None:
+        # A class shows its profile without being built: nothing is opened until a
+        # process that runs checks asks for an instance.
+        return _from_class(spec, name, target, options)
     if callable(target):
         return _from_callable(spec, name, target, options)
     raise DriverError(
-        f"`{spec}` is a {type(target).__name__}: expected a conformance.Driver, a callable "
-        f"returning one, or an engine or provider"
+        f"driver spec `{spec}` names a {type(target).__name__}, not a driver: expected a "
+        f"conformance.Driver, a callable returning one, or an engine or provider class or "
+        f"instance"
     )
 
 
-def _from_callable(spec: str, name: str, factory: Any, options: dict[str, str]) -> Driver:
-    accepts_options = "options" in inspect.signature(factory).parameters
+def _accepts_options(factory: Any) -> bool:
+    try:
+        return "options" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature takes no options
+        return False
+
+
+def _factory(name: str, factory: Any, options: dict[str, str]) -> Any:
+    """`factory` as a zero-argument builder: given `options=` when it has a parameter named
+    `options`; options given to one without it are refused."""
+    accepts_options = _accepts_options(factory)
     if options and not accepts_options:
         reject_options(name, options)
 
     def build() -> Any:
         return factory(options=options) if accepts_options else factory()
 
+    return build
+
+
+def _from_class(spec: str, name: str, cls: type, options: dict[str, str]) -> Driver:
+    return _bundle(name, cls, _factory(name, cls, options), options)
+
+
+def _from_callable(spec: str, name: str, factory: Any, options: dict[str, str]) -> Driver:
+    build = _factory(name, factory, options)
     try:
         made = build()
     except DriverError:
         raise
-    except Exception as exc:
+    except BaseException as exc:
+        if from_user(exc):
+            raise
         raise DriverError(
             f"driver spec `{spec}` failed to build: {type(exc).__name__}: {exc}"
         ) from exc

@@ -1,16 +1,18 @@
-"""One conformance run inside pytest: the driver, its profile objects, waivers and results."""
+"""One process's conformance run: the driver, its profile objects, waivers and results.
+
+Every process of a run resolves the driver; only the processes that run checks (the
+main process without xdist, each xdist worker with it) build its profile objects, so
+the xdist controller never opens a store a worker needs.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import conformance
 from conformance.bridge import as_sync
 from conformance.checks.catalogue import Check, all_checks, run_one
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
@@ -21,22 +23,44 @@ from conformance.checks.outcome import (
     Inconclusive,
 )
 from conformance.checks.runner import retention
-from conformance.driver import Driver, Profile, ProfileNotOffered
+from conformance.checks.seeds import derive_seed, seeded_nonces
+from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
 from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
-from conformance.report import (
-    CheckEntry,
-    DriverInfo,
-    ProfileInfo,
-    Report,
-    level_of,
-    redact_options,
-    redact_text,
-    secret_values,
-    summarise,
-)
+from conformance.interrupts import from_user
+from conformance.report import CheckEntry, Repeats, redact_text, secret_values
 from plugins.registry import resolve_driver
+from plugins.replay import replay_command
 from plugins.settings import KitSettings
 from plugins.waivers import Waiver
+
+FUZZ_SEED_BITS = 32
+"""Hypothesis seeds are taken below 2**32, as the fuzzer prints them."""
+
+
+def repeat_seeds(seed: int, repeat: int) -> list[int]:
+    """The seed of each of `repeat` runs of a check: the run seed first, so a run without
+    repeats and the first repeat are the same run, then one derived per repeat."""
+    return [seed] + [derive_seed(seed, f"repeat/{n}") for n in range(1, repeat)]
+
+
+@dataclass
+class ProcessFacts:
+    """What one process learnt of the driver: sent from each xdist worker to the controller."""
+
+    worker: str
+    build_error: str | None = None
+    collection_errors: list[str] = field(default_factory=list)
+    fetch_modes: list[str] | None = None
+    capabilities: list[str] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """A plain dict, as xdist carries it between processes."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ProcessFacts:
+        """The facts a worker sent."""
+        return cls(**data)
 
 
 @dataclass
@@ -46,32 +70,58 @@ class KitRun:
     settings: KitSettings
     driver: Driver
     waivers: dict[str, Waiver]
-    objects: dict[str, Any]
-    nonce: str = field(default_factory=new_nonce)
+    seed: int
+    worker: str = "main"
+    """`main` without xdist (and on the xdist controller), else the worker id (`gw0`)."""
+    objects: dict[str, Any] = field(default_factory=dict)
+    facts: ProcessFacts = field(init=False)
     today: dt.date = field(default_factory=dt.date.today)
-    collected: list[CheckEntry] = field(default_factory=list)
     _retains: dict[str, bool] = field(default_factory=dict)
+    _facts_read: bool = False
+
+    def __post_init__(self) -> None:
+        self.facts = ProcessFacts(self.worker)
 
     @classmethod
-    def start(cls, settings: KitSettings, waivers: dict[str, Waiver]) -> KitRun:
-        """Resolve the driver and build each asked profile it offers (errors before any test)."""
+    def resolve(
+        cls, settings: KitSettings, waivers: dict[str, Waiver], seed: int, worker: str
+    ) -> KitRun:
+        """Resolve the driver (its `{worker}` options expanded); build nothing yet.
+
+        A driver that offers none of the asked profiles is a `DriverError`.
+        """
         assert settings.driver is not None
-        driver = resolve_driver(settings.driver, settings.driver_options)
-        objects: dict[str, Any] = {
-            profile: as_sync(driver.make(profile))
-            for profile in settings.profiles()
-            if profile in driver.profiles
-        }
-        return cls(settings=settings, driver=driver, waivers=waivers, objects=objects)
+        driver = resolve_driver(settings.driver, settings.options_for(worker))
+        if not set(settings.profiles()) & driver.profiles:
+            offered = ", ".join(sorted(driver.profiles)) or "none"
+            raise DriverError(
+                f"driver `{driver.name}` offers the profiles: {offered}; --profile "
+                f"{settings.profile} asks for none of them"
+            )
+        return cls(settings=settings, driver=driver, waivers=waivers, seed=seed, worker=worker)
+
+    def build(self) -> None:
+        """Build each asked profile the driver offers; a failure is kept in `facts` and
+        raised as `DriverError` naming this process."""
+        try:
+            for profile in self.settings.profiles():
+                if profile in self.driver.profiles:
+                    self.objects[profile] = as_sync(self.driver.make(profile))
+        except BaseException as exc:
+            if from_user(exc):
+                raise
+            shown = str(exc) if isinstance(exc, DriverError) else f"{type(exc).__name__}: {exc}"
+            self.objects.clear()
+            self.facts.build_error = redact_text(shown, self.secrets)
+            raise DriverError(self.facts.build_error) from exc
 
     @property
     def secrets(self) -> tuple[str, ...]:
         """The values of the driver's credential-like options."""
         return secret_values(self.driver.options)
 
-    @property
-    def run_settings(self) -> RunSettings:
-        """How each driver call is made."""
+    def run_settings(self, seed: int | None = None) -> RunSettings:
+        """How each driver call is made (with `seed`, the seed of one run of a check)."""
         s = self.settings
         return RunSettings(
             timeout=s.timeout,
@@ -79,6 +129,7 @@ class KitRun:
             backoff=s.backoff,
             secrets=self.secrets,
             constraints=self.driver.constraints,
+            seed=self.seed if seed is None else seed,
         )
 
     def checks(self) -> list[Check]:
@@ -91,73 +142,61 @@ class KitRun:
         asked = set(self.settings.profiles())
         return [t for t in FUZZ_TARGETS.values() if t.profile in asked]
 
-    def run_fuzz_target(self, target: FuzzTarget) -> CheckEntry:
-        """Fuzz the driver with one target; its report entry (the seed is in the reason)."""
-        entry = CheckEntry(
-            id=target.id, profile=target.profile, outcome="passed", clause=target.clause
-        )
-        if target.profile not in self.objects:
-            entry.outcome = "skipped"
-            entry.reason = (
-                f"driver `{self.driver.name}` does not offer the {target.profile} profile"
-            )
-            return entry
-        s = self.settings
-        # A CI run is derandomised, so the same commit fuzzes the same programs.
-        derandomize = s.fuzz_seed is None and bool(os.environ.get("CI"))
-        started = time.perf_counter()
+    # -- what the driver declares, read once while checks are collected ------------------
+
+    def read_facts(self) -> ProcessFacts:
+        """Read the engine's fetch modes and the provider's capabilities, once.
+
+        A driver error here is a collection-time error: it is kept in `facts` (the
+        report lists it), never raised.
+        """
+        if self._facts_read:
+            return self.facts
+        self._facts_read = True
+        engine, provider = self.objects.get("engine"), self.objects.get("provider")
+        if engine is not None:
+            modes = self._declared("engine", "descriptor()", engine.descriptor)
+            if modes is not None:
+                self.facts.fetch_modes = [str(getattr(m, "value", m)) for m in modes.fetch_modes]
+        if provider is not None:
+            caps = self._declared("provider", "capabilities()", provider.capabilities)
+            if caps is not None:
+                self.facts.capabilities = list(caps.to_wire())
+        return self.facts
+
+    def _declared(self, profile: str, label: str, call: Callable[[], Any]) -> Any:
+        ctx = CheckContext(f"{profile}.collection", self.run_settings(), self._process_nonce())
         try:
-            report = run_fuzz(
-                target.id,
-                self.objects[target.profile],
-                examples=s.fuzz_examples,
-                seed=s.fuzz_seed,
-                derandomize=derandomize,
-                repro_dir=s.fuzz_repro_dir,
-                driver_spec=s.driver,
-                driver_options=dict(self.driver.options),
-                config=self.driver.fuzz_configs.get(target.profile),
+            return ctx.invoke(label, call)
+        except Exception as exc:
+            detail = getattr(exc, "got", None) or getattr(exc, "reason", None) or str(exc)
+            self.facts.collection_errors.append(
+                redact_text(
+                    f"{profile}.{label} failed while the checks were collected: {detail}",
+                    self.secrets,
+                )
             )
-        except (ConformanceFailure, Inconclusive) as failure:
-            # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,
-            # the seed and the regression test's path.
-            entry.outcome, entry.reason = "failed", str(failure)
-        else:
-            found = "derandomized" if report.seed is None else f"seed {report.seed}"
-            entry.reason = (
-                f"{report.runs} programs, {report.steps} steps, {found}, oracle {report.oracle}"
-            )
-            entry.calls = report.steps
-        entry.duration = round(time.perf_counter() - started, 6)
-        entry.reason = redact_text(entry.reason, self.secrets)
-        return entry
+            return None
 
-    def close(self) -> None:
-        """Shut the run's providers down (`shutdown` is idempotent by contract), then
-        release the driver."""
-        for obj in self.objects.values():
-            shutdown = getattr(obj, "shutdown", None)
-            if callable(shutdown):
-                with contextlib.suppress(Exception):
-                    # A failing shutdown must not hide the verdict already reached.
-                    shutdown()
-        if self.driver.release is not None:
-            with contextlib.suppress(Exception):
-                self.driver.release()
+    def _process_nonce(self) -> str:
+        # Per-process work has its own stream, keyed by the worker: workers never share it.
+        return new_nonce(self.seed, f"process/{self.worker}")
 
-    def profile_object(self, profile: str) -> Any:
-        """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
-        if profile not in self.objects:
-            raise ProfileNotOffered(
-                f"driver `{self.driver.name}` does not offer the {profile} "
-                f"profile, or it was not asked for"
-            )
-        return self.objects[profile]
+    def fetch_modes(self, chk: Check) -> list[str | None]:
+        """The fetch modes a check runs once for: each declared one for a `per_mode` check
+        of an engine that declares some, else a single unparametrised run."""
+        if not chk.per_mode or "engine" not in self.objects:
+            return [None]
+        return list(self.read_facts().fetch_modes or []) or [None]
+
+    # -- running ---------------------------------------------------------------------------
 
     def retains(self, profile: Profile) -> bool:
         """The retention probe's answer for `profile`, asked once per process."""
         if profile not in self._retains:
-            ctx = CheckContext(f"{profile}.retention_probe", self.run_settings, self.nonce)
+            ctx = CheckContext(
+                f"{profile}.retention_probe", self.run_settings(), self._process_nonce()
+            )
             try:
                 self._retains[profile] = retention(profile)(self.objects[profile], ctx)
             except (ConformanceFailure, Inconclusive):
@@ -165,30 +204,62 @@ class KitRun:
                 self._retains[profile] = True
         return self._retains[profile]
 
-    def fetch_modes(self, chk: Check) -> list[str | None]:
-        """The fetch modes a check runs once for: each declared one for a `per_mode` check
-        of an engine that declares some, else a single unparametrised run."""
-        engine = self.objects.get("engine")
-        if not chk.per_mode or engine is None:
-            return [None]
-        declared = [str(getattr(m, "value", m)) for m in engine.descriptor().fetch_modes]
-        return list(declared) or [None]
-
-    def run_check(self, chk: Check, fetch_mode: str | None = None) -> CheckResult:
-        """Run one check, then apply its waiver and redact credentials from its reason."""
+    def _run_once(self, chk: Check, fetch_mode: str | None, seed: int) -> CheckResult:
         item_id = chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]"
         if chk.profile not in self.objects:
             reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
-            result = CheckResult(id=item_id, outcome="skipped", reason=reason)
-        elif chk.storage and not self.retains(chk.profile):
-            result = CheckResult(id=item_id, outcome="skipped", reason=RETAINS_NOTHING)
-        else:
-            result = run_one(
-                chk, self.objects[chk.profile], self.run_settings, self.nonce, fetch_mode
-            )
+            return CheckResult(id=item_id, outcome="skipped", reason=reason)
+        if chk.storage and not self.retains(chk.profile):
+            return CheckResult(id=item_id, outcome="skipped", reason=RETAINS_NOTHING)
+        # The check's nonce, and any its code draws, come from the seed and the check's
+        # id alone: the same whichever worker runs it, so `--conformance-seed` replays it.
+        with seeded_nonces(seed, item_id):
+            try:
+                return run_one(
+                    chk,
+                    self.objects[chk.profile],
+                    self.run_settings(seed),
+                    new_nonce(seed, item_id),
+                    fetch_mode,
+                )
+            except BaseException as exc:
+                if from_user(exc):
+                    raise
+                # Whatever escaped the check's own handling is still this check's outcome.
+                return CheckResult(
+                    id=item_id,
+                    outcome="failed",
+                    reason=f"conformance check `{chk.id}` ended with "
+                    f"{type(exc).__qualname__}: {exc}",
+                )
+
+    def run_check(self, chk: Check, fetch_mode: str | None = None) -> tuple[CheckEntry, str]:
+        """Run one check (`--conformance-repeat` times), apply its waiver and redact
+        credentials; its report entry and the command that replays its (first) failure."""
+        seeds = repeat_seeds(self.seed, self.settings.repeat)
+        results = [self._run_once(chk, fetch_mode, s) for s in seeds]
+        result, repeats = combine(results, seeds)
         result = self._waive(chk.id, result)
         result.reason = redact_text(result.reason, self.secrets)
-        return result
+        entry = CheckEntry(
+            id=result.id,
+            profile=chk.profile,
+            outcome=result.outcome,
+            reason=result.reason,
+            duration=round(result.duration, 6),
+            calls=result.calls,
+            retries=result.retries,
+            refusals=len(result.refusals),
+            clause=chk.clause,
+            optional=chk.needs is not None,
+            repeats=repeats,
+        )
+        replay_seed = repeats.failed_seeds[0] if repeats and repeats.failed_seeds else self.seed
+        return entry, self.replay(result.id, replay_seed)
+
+    def replay(self, item_id: str, seed: int, *, fuzz: bool = False) -> str:
+        """The command that runs one item again with `seed`."""
+        return replay_command(self.settings, item_id, seed, fuzz=fuzz)
 
     def _waive(self, check_id: str, result: CheckResult) -> CheckResult:
         waiver = self.waivers.get(check_id)
@@ -196,11 +267,11 @@ class KitRun:
             return result
         where = f"waiver for `{check_id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
-            result.outcome = "failed"
             result.reason = (
                 f"{where} has expired: fix the driver or renew the waiver. "
                 f"The check {result.outcome}: {result.reason}"
             ).strip()
+            result.outcome = "failed"
         elif result.outcome == "failed":
             result.outcome = "waived"
             result.reason = f"{where}: {waiver.reason}. Failure: {result.reason}"
@@ -212,92 +283,135 @@ class KitRun:
             )
         return result
 
-    def entry_of(self, chk: Check, result: CheckResult) -> CheckEntry:
-        """The report entry of one check's result."""
-        return CheckEntry(
-            id=result.id,
-            profile=chk.profile,
-            outcome=result.outcome,
-            reason=result.reason,
-            duration=round(result.duration, 6),
-            calls=result.calls,
-            retries=result.retries,
-            refusals=len(result.refusals),
-            clause=chk.clause,
-            optional=chk.needs is not None,
+    def run_fuzz_target(self, target: FuzzTarget) -> tuple[CheckEntry, str]:
+        """Fuzz the driver with one target; its report entry (the seed is in the reason)
+        and the command that replays it."""
+        entry = CheckEntry(
+            id=target.id, profile=target.profile, outcome="passed", clause=target.clause
         )
+        replay = self.replay(target.id, self.seed, fuzz=True)
+        if target.profile not in self.objects:
+            entry.outcome = "skipped"
+            entry.reason = (
+                f"driver `{self.driver.name}` does not offer the {target.profile} profile"
+            )
+            return entry, replay
+        s = self.settings
+        seed = s.fuzz_seed
+        if seed is None:
+            seed = derive_seed(self.seed, target.id) % (1 << FUZZ_SEED_BITS)
+        started = time.perf_counter()
+        with seeded_nonces(self.seed, target.id):
+            try:
+                report = run_fuzz(
+                    target.id,
+                    self.objects[target.profile],
+                    examples=s.fuzz_examples,
+                    seed=seed,
+                    repro_dir=s.fuzz_repro_dir,
+                    driver_spec=s.driver,
+                    driver_options=dict(self.driver.options),
+                    config=self.driver.fuzz_configs.get(target.profile),
+                )
+            except Inconclusive as stopped:
+                entry.outcome, entry.reason = "inconclusive", str(stopped)
+            except ConformanceFailure as failure:
+                # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,
+                # the seed and the regression test's path.
+                entry.outcome, entry.reason = "failed", str(failure)
+                entry.calls = fuzz_calls(getattr(failure, "report", None))
+            except BaseException as exc:
+                if from_user(exc):
+                    raise
+                # A target that could not run has not passed.
+                entry.outcome = "failed"
+                entry.reason = (
+                    f"fuzz target `{target.id}` could not run (seed {seed}): "
+                    f"{type(exc).__qualname__}: {exc}"
+                )
+            else:
+                entry.reason = (
+                    f"{report.runs} programs, {report.steps} steps, seed {seed}, "
+                    f"oracle {report.oracle}"
+                )
+                entry.calls = fuzz_calls(report)
+        entry.duration = round(time.perf_counter() - started, 6)
+        entry.reason = redact_text(entry.reason, self.secrets)
+        return entry, replay
 
-    def summary_lines(self) -> list[str]:
-        """What the terminal summary shows: levels and verdict."""
-        report = build_report(self)
-        s = report.summary
-        retries = sum(c.retries for c in report.checks)
-        lines = [
-            f"tinymemory conformance of `{self.driver.name}`: {s.verdict} "
-            f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
-            f"waived, {s.inconclusive} inconclusive; retries {retries})"
-        ]
-        for name, info in sorted(report.profiles.items()):
-            lines.append(f"  {name}: level {info.level}")
-        for entry in report.checks:
-            if entry.id in FUZZ_TARGETS and entry.outcome == "passed":
-                # The seed is what reproduces a random run: always shown.
-                lines.append(f"  {entry.id}: {entry.reason}")
-        if self.settings.report is not None:
-            lines.append(f"  report: {self.settings.report}")
-        return lines
+    def close(self) -> None:
+        """Shut the run's providers down (`shutdown` is idempotent by contract), then
+        release the driver."""
+        for obj in self.objects.values():
+            shutdown = getattr(obj, "shutdown", None)
+            if callable(shutdown):
+                try:
+                    shutdown()
+                except BaseException as exc:
+                    # A failing shutdown must not hide the verdict already reached.
+                    if from_user(exc):
+                        raise
+        if self.driver.release is not None:
+            try:
+                self.driver.release()
+            except BaseException as exc:
+                if from_user(exc):
+                    raise
+
+    def profile_object(self, profile: str) -> Any:
+        """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
+        if profile not in self.objects:
+            raise ProfileNotOffered(
+                f"driver `{self.driver.name}` does not offer the {profile} "
+                f"profile, or it was not asked for"
+            )
+        return self.objects[profile]
 
 
-def entry_from_properties(properties: Iterable[tuple[str, object]]) -> CheckEntry | None:
-    """The report entry a check item recorded in its user properties, if any."""
-    for name, value in properties:
-        if name == "tinymemory" and isinstance(value, dict):
-            return CheckEntry.model_validate(value)
-    return None
+def fuzz_calls(report: object) -> int:
+    """The driver calls a fuzz run made (its steps where the fuzzer does not count calls)."""
+    for name in ("calls", "steps"):
+        value = getattr(report, name, None)
+        if isinstance(value, int):
+            return value
+    return 0
 
 
-def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> ProfileInfo:
-    retains: bool | None = None
-    storage_skips = [e for e in entries if e.reason == RETAINS_NOTHING]
-    if any(e.outcome != "skipped" for e in entries):
-        retains = not storage_skips
-    expected = {c.id for c in all_checks() if c.profile == profile}
-    ran = {e.id.partition("[")[0] for e in entries}
-    # A check parametrised by fetch mode counts once it ran for some mode.
-    level = level_of(entries, retains) if expected <= ran else "none"
-    info = ProfileInfo(level=level, retains=retains, constraints=run.driver.constraints.describe())
-    obj = run.objects.get(profile)
-    try:
-        if obj is not None and profile == "engine":
-            info.fetch_modes = [str(getattr(m, "value", m)) for m in obj.descriptor().fetch_modes]
-        if obj is not None and profile == "provider":
-            info.capabilities = list(obj.capabilities().to_wire())
-    except Exception as exc:  # the report must still be written
-        info.capabilities = info.capabilities or [f"(unreadable: {type(exc).__name__})"]
-    return info
-
-
-def build_report(run: KitRun) -> Report:
-    """The report of everything this process collected (xdist: every worker's results)."""
-    order = {c.id: i for i, c in enumerate(all_checks())}
-    entries = sorted(
-        run.collected, key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
+def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, Repeats | None]:
+    """One result from the repeats of a check: failed if any run failed (naming how many
+    and which seeds), else inconclusive if any was, else the first run's outcome."""
+    first = results[0]
+    if len(results) == 1:
+        return first, None
+    failed = [(s, r) for s, r in zip(seeds, results, strict=True) if r.outcome == "failed"]
+    unsure = [(s, r) for s, r in zip(seeds, results, strict=True) if r.outcome == "inconclusive"]
+    passed = sum(1 for r in results if r.outcome == "passed")
+    repeats = Repeats(
+        runs=len(results),
+        failed=len(failed),
+        inconclusive=len(unsure),
+        failed_seeds=[s for s, _ in failed],
+        flaky=bool(failed) and passed > 0,
     )
-    profiles = {
-        profile: _profile_info(run, profile, [e for e in entries if e.profile == profile])
-        for profile in run.settings.profiles()
-        if profile in run.driver.profiles
-    }
-    return Report(
-        kit_version=conformance.__version__,
-        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        driver=DriverInfo(
-            name=run.driver.name,
-            distribution=run.driver.distribution,
-            version=run.driver.version,
-            options=redact_options(run.driver.options),
-        ),
-        profiles=profiles,
-        checks=entries,
-        summary=summarise(entries),
+    combined = CheckResult(
+        id=first.id,
+        outcome=first.outcome,
+        reason=first.reason,
+        duration=sum(r.duration for r in results),
+        calls=sum(r.calls for r in results),
+        retries=sum(r.retries for r in results),
+        call_log=first.call_log,
+        refusals=[label for r in results for label in r.refusals],
     )
+    for outcome, hits in (("failed", failed), ("inconclusive", unsure)):
+        if hits:
+            seed, shown = hits[0]
+            kind = " (flaky: it passed the other runs)" if repeats.flaky else ""
+            seeds_text = ", ".join(str(s) for s, _ in hits)
+            combined.outcome = outcome  # type: ignore[assignment]
+            combined.reason = (
+                f"{outcome} {len(hits)} of {len(results)} runs{kind}; seeds {seeds_text}. "
+                f"First (seed {seed}): {shown.reason}"
+            )
+            break
+    return combined, repeats

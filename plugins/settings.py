@@ -1,10 +1,17 @@
-"""The kit's settings: `[tool.tinymemory]` in pyproject.toml, overridden by the command line."""
+"""The kit's settings: `[tool.tinymemory]` in pyproject.toml, overridden by the command line.
+
+Every setting is declared once (`SETTINGS`): the pytest plugin and `tinymemory-conformance
+run` add their flags from it, and one validator per setting checks a value from either
+place, so a bad value is one line naming where it came from and what is wanted.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +25,8 @@ PROFILE_CHOICES = ("engine", "provider", "all")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.1
+WORKER_PLACEHOLDER = "{worker}"
+"""In a driver option's value, replaced by the xdist worker id (`gw0`, ...) or `main`."""
 
 
 class SettingsError(ValueError):
@@ -40,34 +49,261 @@ class KitSettings:
     fuzz_examples: int | None = None
     fuzz_seed: int | None = None
     fuzz_repro_dir: Path | None = None
+    seed: int | None = None
+    """The run seed asked for (`--conformance-seed`); None draws one."""
+    repeat: int = 1
+    """How many times each check runs (`--conformance-repeat`)."""
+    driver_from_cli: bool = False
+    """Whether `--driver` was given on the command line (not read from the file)."""
 
     def profiles(self) -> tuple[str, ...]:
         """The profiles asked for."""
         return ("engine", "provider") if self.profile == "all" else (self.profile,)
 
+    def options_for(self, worker: str) -> dict[str, str]:
+        """The driver options with `{worker}` replaced by `worker` (`gw0`, or `main`)."""
+        return {k: v.replace(WORKER_PLACEHOLDER, worker) for k, v in self.driver_options.items()}
+
+    @property
+    def markdown_report(self) -> Path | None:
+        """Where the Markdown summary goes: beside the JSON report, with `.md`."""
+        return None if self.report is None else self.report.with_suffix(".md")
+
+
+# -- one validator per kind of value ---------------------------------------------------
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{what}: wanted a non-empty string, got {value!r}")
+    return value
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool):
+        raise SettingsError(f"{what}: wanted a number, got {value!r}")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise SettingsError(f"{what}: wanted a number, got {value!r}") from None
+    if not isinstance(value, int | float):
+        raise SettingsError(f"{what}: wanted a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise SettingsError(f"{what}: wanted a finite number of seconds >= 0, got {value!r}")
+    return number
+
+
+def _integer(value: object, what: str, least: int) -> int:
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SettingsError(f"{what}: wanted a whole number >= {least}, got {value!r}")
+    if value < least:
+        raise SettingsError(f"{what}: wanted a whole number >= {least}, got {value}")
+    return value
+
+
+def _boolean(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise SettingsError(f"{what}: wanted true or false (a TOML boolean), got {value!r}")
+    return value
+
+
+def _driver_spec(value: object, what: str) -> str:
+    # In pyproject.toml a command may be a list of arguments: it names an exec: driver.
+    if isinstance(value, list):
+        try:
+            return exec_spec(value)
+        except SettingsError:
+            raise SettingsError(
+                f"{what}: a command as a list must be a non-empty list of strings, got {value!r}"
+            ) from None
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(
+            f"{what}: wanted a name, a module:attr spec, an exec:COMMAND string, or a "
+            f"command as a list of strings, got {value!r}"
+        )
+    return value
+
+
+def _report_path(value: object, what: str) -> str:
+    text = _text(value, what)
+    if Path(text).suffix.lower() == ".md":
+        raise SettingsError(
+            f"{what}: {text!r} is a Markdown path, but the report is JSON; give a .json "
+            f"path (the Markdown summary is written beside it, as {Path(text).stem}.md)"
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in `[tool.tinymemory]`, its flag, and how a value is checked."""
+
+    key: str
+    help: str
+    check: Callable[[object, str], Any] | None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    flag: bool = False
+    """A command-line switch without a value (`--fuzz`)."""
+    repeatable: bool = False
+
+    @property
+    def option(self) -> str:
+        """The command-line flag."""
+        return f"--{self.key}"
+
+    @property
+    def dest(self) -> str:
+        """The attribute pytest stores the flag's value under."""
+        return self.key.replace("-", "_")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "driver",
+        "driver to hold to the contract: an entry-point name of the group "
+        "tinymemory.drivers, package.module:attr, or exec:COMMAND (a process speaking the "
+        "driver protocol, docs/protocol.md)",
+        _driver_spec,
+        metavar="NAME",
+    ),
+    Setting(
+        "driver-option",
+        "an option for the driver (repeatable); `{worker}` in a value becomes the xdist "
+        "worker id (gw0, ...) or `main`",
+        None,
+        metavar="KEY=VALUE",
+        repeatable=True,
+    ),
+    Setting(
+        "profile",
+        "which profile's checks to run (default: all the driver offers)",
+        None,
+        choices=PROFILE_CHOICES,
+    ),
+    Setting(
+        "conformance-report",
+        "write the JSON report here (a .json path), and a Markdown summary beside it",
+        _report_path,
+        metavar="PATH",
+    ),
+    Setting("waivers", "TOML file of waived check ids", _text, metavar="PATH"),
+    Setting(
+        "driver-timeout",
+        "per-call time limit in seconds; a call past it makes its check inconclusive "
+        "(default 60; 0 disables)",
+        _number,
+        metavar="SECONDS",
+    ),
+    Setting(
+        "driver-retries",
+        "retries of a transient (Unavailable) error, with backoff (default 3)",
+        lambda v, what: _integer(v, what, 0),
+        metavar="N",
+    ),
+    Setting(
+        "driver-backoff",
+        "first backoff between retries, in seconds, doubling (default 0.1)",
+        _number,
+        metavar="SECONDS",
+    ),
+    Setting(
+        "conformance-seed",
+        "the run seed (default: drawn and printed); the same seed replays the run exactly",
+        lambda v, what: _integer(v, what, 0),
+        metavar="N",
+    ),
+    Setting(
+        "conformance-repeat",
+        "run each selected check N times, each with its own seed derived from the run "
+        "seed; the report says 'failed k of N' (default 1)",
+        lambda v, what: _integer(v, what, 1),
+        metavar="N",
+    ),
+    Setting("fuzz", "also run the property-based fuzzing items", _boolean, flag=True),
+    Setting(
+        "fuzz-examples",
+        "programs per fuzz target (default 100)",
+        lambda v, what: _integer(v, what, 1),
+        metavar="N",
+    ),
+    Setting(
+        "fuzz-seed",
+        "seed of the fuzz run (default: derived from the run seed)",
+        lambda v, what: _integer(v, what, 0),
+        metavar="N",
+    ),
+    Setting(
+        "fuzz-repro-dir",
+        "write each fuzz failure here as a standalone pytest regression test",
+        _text,
+        metavar="DIR",
+    ),
+)
+_BY_KEY = {s.key: s for s in SETTINGS}
+_FILE_KEYS = frozenset({*(s.key for s in SETTINGS if s.key != "driver-option"), "driver-options"})
+
+
+# -- reading pyproject.toml ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileTable:
+    """The `[tool.tinymemory]` table found for a run, and the file it came from."""
+
+    table: Mapping[str, Any]
+    folder: Path
+    path: Path | None = None
+    unreadable: str | None = None
+    """Why the nearest file that mentions the kit could not be read (then `table` is empty)."""
+
+    def where(self, key: str) -> str:
+        """`[tool.tinymemory] KEY in PATH`, for messages."""
+        return f"[tool.tinymemory] {key} in {self.path}"
+
 
 def _tinymemory_table(path: Path) -> dict[str, Any] | None:
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
-    table = data.get("tool", {}).get("tinymemory")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read it: {exc}") from exc
+    # A file that never names the kit cannot configure it: it is not parsed at all, so
+    # an unrelated project's pyproject.toml never meets this plugin.
+    if "tinymemory" not in text:
+        return None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path} is not valid TOML: {exc}") from exc
+    tool = data.get("tool", {})
+    table = tool.get("tinymemory") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
         raise SettingsError(f"[tool.tinymemory] in {path} must be a table")
     return table
 
 
-def read_pyproject(start: Path) -> tuple[dict[str, Any], Path]:
-    """The nearest `[tool.tinymemory]` table at or above `start`, and its file's directory.
+def read_pyproject(start: Path) -> FileTable:
+    """The nearest `[tool.tinymemory]` table at or above `start`.
 
     The nearest table wins, so a driver's own pyproject.toml is read even where pytest
-    chose a rootdir further up. Without one: ({}, start).
+    chose a rootdir further up. Only files whose text mentions `tinymemory` are parsed;
+    when the nearest such file is unreadable, the result says why and holds no table.
     """
     for folder in (start, *start.parents):
         path = folder / "pyproject.toml"
-        if path.is_file():
+        if not path.is_file():
+            continue
+        try:
             table = _tinymemory_table(path)
-            if table is not None:
-                return table, folder
-    return {}, start
+        except SettingsError as exc:
+            return FileTable({}, folder, path, unreadable=str(exc))
+        if table is not None:
+            return FileTable(table, folder, path)
+    return FileTable({}, start)
 
 
 def exec_spec(argv: Sequence[object]) -> str:
@@ -91,55 +327,68 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
     return options
 
 
-_FILE_KEYS = {
-    "driver",
-    "driver-options",
-    "profile",
-    "conformance-report",
-    "waivers",
-    "driver-timeout",
-    "driver-retries",
-    "driver-backoff",
-    "fuzz",
-    "fuzz-examples",
-    "fuzz-seed",
-    "fuzz-repro-dir",
-}
+def _file_options(file: FileTable) -> dict[str, str]:
+    raw = file.table.get("driver-options", {})
+    if not isinstance(raw, dict):
+        raise SettingsError(f"{file.where('driver-options')} must be a table of strings")
+    options: dict[str, str] = {}
+    for key, value in raw.items():
+        if isinstance(value, bool):
+            options[str(key)] = "true" if value else "false"
+        elif isinstance(value, str | int | float):
+            options[str(key)] = str(value)
+        else:
+            raise SettingsError(
+                f"{file.where('driver-options')}: {key} must be a string or a number, got {value!r}"
+            )
+    return options
 
 
-def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> KitSettings:
-    """Settings from the file table, each overridden by the command line when given there."""
-    unknown = sorted(set(file) - _FILE_KEYS)
+def inert_note(file: FileTable) -> str | None:
+    """What to tell a project that asks for no run but has tried to configure one: an
+    unreadable file that mentions the kit, or a table with unknown keys and no driver."""
+    if file.unreadable is not None:
+        return file.unreadable
+    unknown = sorted(set(file.table) - _FILE_KEYS)
+    if unknown:
+        return f"[tool.tinymemory] in {file.path} has unknown keys {unknown} and no driver"
+    return None
+
+
+def driver_asked(cli: Mapping[str, Any], file: FileTable) -> bool:
+    """Whether a run is asked for: `--driver`, or `driver` in the file table."""
+    return bool(cli.get("driver")) or "driver" in file.table
+
+
+def merge(file: FileTable, cli: Mapping[str, Any]) -> KitSettings:
+    """Settings from the file table, each overridden by the command line when given there.
+
+    `cli` maps setting keys to the raw values pytest parsed (None when not given).
+    """
+    if file.unreadable is not None:
+        raise SettingsError(file.unreadable)
+    unknown = sorted(set(file.table) - _FILE_KEYS)
     if unknown:
         raise SettingsError(
-            f"[tool.tinymemory] has unknown keys {unknown}; known: {sorted(_FILE_KEYS)}"
+            f"[tool.tinymemory] in {file.path} has unknown keys {unknown}; "
+            f"known: {sorted(_FILE_KEYS)}"
         )
 
     def pick(key: str) -> Any:
+        setting = _BY_KEY[key]
         value = cli.get(key)
-        return value if value is not None else file.get(key)
+        if value is not None:
+            what = f"{setting.option} {value}"
+        elif key in file.table:
+            value, what = file.table[key], file.where(key)
+        else:
+            return None
+        if setting.choices is not None and value not in setting.choices:
+            raise SettingsError(f"{what}: wanted one of {', '.join(setting.choices)}")
+        return value if setting.check is None else setting.check(value, what)
 
-    driver = pick("driver")
-    if isinstance(driver, list):
-        driver = exec_spec(driver)
-    elif driver is not None and not isinstance(driver, str):
-        raise SettingsError(
-            "[tool.tinymemory] driver must be a name, a module:attr spec, an exec:COMMAND "
-            "string, or a command as a list of strings"
-        )
-
-    file_options = file.get("driver-options", {})
-    if not isinstance(file_options, dict):
-        raise SettingsError("[tool.tinymemory] driver-options must be a table of strings")
-    options = {str(k): str(v) for k, v in file_options.items()}
+    options = _file_options(file)
     options.update(cli.get("driver-options") or {})
-
-    profile = pick("profile") or "all"
-    if profile not in PROFILE_CHOICES:
-        raise SettingsError(f"profile must be one of {PROFILE_CHOICES}, got {profile!r}")
-    timeout = pick("driver-timeout")
-    timeout_value = DEFAULT_TIMEOUT if timeout is None else float(timeout)
-    retries = pick("driver-retries")
 
     def path(key: str) -> Path | None:
         value = pick(key)
@@ -149,21 +398,25 @@ def merge(file: Mapping[str, Any], cli: Mapping[str, Any], rootdir: Path) -> Kit
         # command line is relative to where pytest was started.
         candidate = Path(value)
         from_file = cli.get(key) is None
-        return rootdir / candidate if from_file and not candidate.is_absolute() else candidate
+        return file.folder / candidate if from_file and not candidate.is_absolute() else candidate
 
-    fuzz_examples = pick("fuzz-examples")
-    fuzz_seed = pick("fuzz-seed")
+    timeout = pick("driver-timeout")
+    retries = pick("driver-retries")
+    backoff = pick("driver-backoff")
     return KitSettings(
-        driver=driver,
+        driver=pick("driver"),
         driver_options=options,
-        profile=profile,
+        profile=pick("profile") or "all",
         report=path("conformance-report"),
         waivers=path("waivers"),
-        timeout=None if timeout_value <= 0 else timeout_value,
-        retries=DEFAULT_RETRIES if retries is None else int(retries),
-        backoff=float(pick("driver-backoff") or DEFAULT_BACKOFF),
+        timeout=DEFAULT_TIMEOUT if timeout is None else (timeout or None),
+        retries=DEFAULT_RETRIES if retries is None else retries,
+        backoff=DEFAULT_BACKOFF if backoff is None else backoff,
         fuzz=bool(pick("fuzz")),
-        fuzz_examples=None if fuzz_examples is None else int(fuzz_examples),
-        fuzz_seed=None if fuzz_seed is None else int(fuzz_seed),
+        fuzz_examples=pick("fuzz-examples"),
+        fuzz_seed=pick("fuzz-seed"),
         fuzz_repro_dir=path("fuzz-repro-dir"),
+        seed=pick("conformance-seed"),
+        repeat=pick("conformance-repeat") or 1,
+        driver_from_cli=bool(cli.get("driver")),
     )

@@ -45,8 +45,14 @@ def load_waivers(path: Path, known_ids: Collection[str]) -> dict[str, Waiver]:
             data = tomllib.load(handle)
     except FileNotFoundError as exc:
         raise WaiverError(f"waiver file {path} does not exist") from exc
+    except IsADirectoryError as exc:
+        raise WaiverError(f"waiver file {path} is a directory; give the TOML file") from exc
+    except OSError as exc:
+        raise WaiverError(f"waiver file {path} cannot be read: {exc.strerror or exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise WaiverError(f"waiver file {path} is not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise WaiverError(f"waiver file {path} is not UTF-8 text: {exc}") from exc
     waivers: dict[str, Waiver] = {}
     for check_id, table in data.items():
         if check_id not in known_ids:

@@ -1,0 +1,253 @@
+"""What the reporting process knows of a run, and the report it makes of it.
+
+The main process without xdist, the controller with it: it learns which checks were
+selected, how each ended (a worker's crash included), what each process learnt of the
+driver, and what stopped the run. A selected check with no outcome is `not run`, and
+the verdict is `pass` only when every selected check passed, was skipped for its stated
+reason or was waived.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import conformance
+from conformance.checks.catalogue import CATALOGUE, all_checks
+from conformance.checks.outcome import RETAINS_NOTHING
+from conformance.driver import Driver
+from conformance.engine.requests import FetchMode
+from conformance.fuzz.runner import FUZZ_TARGETS
+from conformance.report import (
+    CheckEntry,
+    DriverInfo,
+    ProfileInfo,
+    Report,
+    RunError,
+    level_of,
+    redact_options,
+    redact_text,
+    secret_values,
+    summarise,
+)
+from plugins.run import ProcessFacts
+from plugins.settings import KitSettings
+
+UNFINISHED = RunError(
+    kind="unfinished",
+    message="the run started but did not finish: it was killed, or crashed, before it "
+    "could write its verdict",
+)
+"""The error of the report written when a run starts, until the real one replaces it."""
+
+ENGINE_FEATURES = tuple(mode.value for mode in FetchMode)
+"""An engine's optional features: the fetch modes."""
+
+
+def provider_features() -> list[str]:
+    """A provider's optional features the kit checks: its optional families."""
+    return sorted({c.needs for c in all_checks() if c.profile == "provider" and c.needs})
+
+
+def check_of(item_id: str) -> tuple[str, str, str, bool] | None:
+    """(check id, profile, clause, optional) of an item id (`engine.get`, `x[vector]`)."""
+    base = item_id.partition("[")[0]
+    all_checks()  # the catalogue fills on first use
+    chk = CATALOGUE.get(base)
+    if chk is not None:
+        return chk.id, chk.profile, chk.clause, chk.needs is not None
+    target = FUZZ_TARGETS.get(base)
+    if target is not None:
+        return target.id, target.profile, target.clause, False
+    return None
+
+
+@dataclass
+class Ledger:
+    """Everything the reporting process has heard about the run."""
+
+    settings: KitSettings
+    driver: Driver
+    seed: int
+    selected: list[str] = field(default_factory=list)
+    """Item ids (`engine.get`, `engine.fetch_filters[vector]`) left after `-k` and the like."""
+    selection_known: bool = False
+    entries: dict[str, CheckEntry] = field(default_factory=dict)
+    facts: list[ProcessFacts] = field(default_factory=list)
+    crashed_workers: set[str] = field(default_factory=set)
+    """Workers whose crash was charged to the check they were running."""
+    downs: dict[str, str] = field(default_factory=dict)
+    """Workers that went down with an error, and the error."""
+    interrupted: bool = False
+    stopped: str | None = None
+    """Why pytest stopped early, when it did (`-x`, a collection error, ...)."""
+
+    def select(self, item_ids: Iterable[str]) -> None:
+        """Note the items a process will run (every xdist worker reports the same list)."""
+        for item_id in item_ids:
+            if item_id not in self.selected:
+                self.selected.append(item_id)
+        self.selection_known = True
+
+    def record(self, entry: CheckEntry) -> None:
+        """A check's outcome, as the process that ran it reported it."""
+        self.entries[entry.id] = entry
+
+    def record_crash(self, item_id: str, worker: str, message: str) -> None:
+        """A worker died while running `item_id`: that check failed with the crash."""
+        self.crashed_workers.add(worker)
+        known = check_of(item_id)
+        if known is None:
+            return
+        _, profile, clause, optional = known
+        self.entries[item_id] = CheckEntry(
+            id=item_id,
+            profile=profile,
+            outcome="failed",
+            reason=f"{message}: the process running the check died (os._exit, a signal or "
+            f"a segfault in the driver)",
+            clause=clause,
+            optional=optional,
+        )
+
+    def record_unrecorded(self, item_id: str, outcome: str, text: str) -> None:
+        """An item ended without recording its entry (pytest itself failed or skipped it)."""
+        if item_id in self.entries:
+            return
+        known = check_of(item_id)
+        if known is None:
+            return
+        _, profile, clause, optional = known
+        self.entries[item_id] = CheckEntry(
+            id=item_id,
+            profile=profile,
+            outcome="skipped" if outcome == "skipped" else "failed",
+            reason=text,
+            clause=clause,
+            optional=optional,
+        )
+
+    # -- the report --------------------------------------------------------------------
+
+    def errors(self) -> list[RunError]:
+        """Why the run has no full verdict, the gravest first."""
+        secrets = secret_values(self.driver.options)
+        errors: list[RunError] = []
+        for facts in self.facts:
+            if facts.build_error is not None:
+                errors.append(
+                    RunError(kind="build", worker=facts.worker, message=facts.build_error)
+                )
+        seen: set[str] = set()
+        for facts in self.facts:
+            for message in facts.collection_errors:
+                if message not in seen:
+                    seen.add(message)
+                    errors.append(RunError(kind="collection", worker=facts.worker, message=message))
+        for worker, error in sorted(self.downs.items()):
+            if worker not in self.crashed_workers:
+                errors.append(
+                    RunError(kind="crash", worker=worker, message=f"the worker went down: {error}")
+                )
+        if self.interrupted:
+            errors.append(RunError(kind="interrupted", message="the run was interrupted (Ctrl-C)"))
+        missing = [i for i in self.selected if i not in self.entries]
+        if missing:
+            shown = ", ".join(missing[:12]) + (
+                f" and {len(missing) - 12} more" if len(missing) > 12 else ""
+            )
+            why = f" ({self.stopped})" if self.stopped else ""
+            errors.append(
+                RunError(
+                    kind="not run",
+                    message=f"{len(missing)} of {len(self.selected)} selected checks never "
+                    f"ran{why}: {shown}",
+                )
+            )
+        if not self.selected and not self.entries and not errors:
+            errors.append(
+                RunError(
+                    kind="nothing selected",
+                    message="no conformance check was selected, so nothing was checked "
+                    "(a -k or -m expression, or --deselect, left none)",
+                )
+            )
+        return [e.model_copy(update={"message": redact_text(e.message, secrets)}) for e in errors]
+
+    def report(self, *, finished: bool = True) -> Report:
+        """The report of the run; with `finished=False`, the one written when it starts,
+        which says the run did not finish until the real one replaces it."""
+        order = {c.id: i for i, c in enumerate(all_checks())}
+        order.update({t: len(order) + i for i, t in enumerate(FUZZ_TARGETS)})
+        entries = dict(self.entries)
+        for item_id in self.selected:
+            known = check_of(item_id)
+            if item_id not in entries and known is not None:
+                _, profile, clause, optional = known
+                entries[item_id] = CheckEntry(
+                    id=item_id,
+                    profile=profile,
+                    outcome="not run",
+                    reason="selected, but never ran",
+                    clause=clause,
+                    optional=optional,
+                )
+        ordered = sorted(
+            entries.values(), key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
+        )
+        errors = self.errors() if finished else [UNFINISHED]
+        profiles = {
+            profile: self._profile_info(profile, [e for e in ordered if e.profile == profile])
+            for profile in self.settings.profiles()
+            if profile in self.driver.profiles
+        }
+        return Report(
+            kit_version=conformance.__version__,
+            created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            seed=self.seed,
+            repeat=self.settings.repeat,
+            driver=DriverInfo(
+                name=self.driver.name,
+                distribution=self.driver.distribution,
+                version=self.driver.version,
+                options=redact_options(self.settings.driver_options),
+            ),
+            errors=errors,
+            profiles=profiles,
+            checks=ordered,
+            summary=summarise(ordered, errors),
+        )
+
+    def _profile_info(self, profile: str, entries: list[CheckEntry]) -> ProfileInfo:
+        checks = [e for e in entries if e.id not in FUZZ_TARGETS]
+        # Fuzz targets are no catalogued check, but a failing one still costs the level.
+        retains: bool | None = None
+        if any(e.outcome not in ("skipped", "not run") for e in checks):
+            retains = not any(e.reason == RETAINS_NOTHING for e in checks)
+        expected = {c.id for c in all_checks() if c.profile == profile}
+        ran = {e.id.partition("[")[0] for e in checks if e.outcome != "not run"}
+        declared = next(
+            (f for f in self.facts if f.fetch_modes is not None or f.capabilities is not None),
+            None,
+        )
+        info = ProfileInfo(
+            level="none", retains=retains, constraints=self.driver.constraints.describe()
+        )
+        if declared is not None and profile == "engine":
+            info.fetch_modes = declared.fetch_modes
+        if declared is not None and profile == "provider":
+            info.capabilities = declared.capabilities
+        offered = (info.fetch_modes if profile == "engine" else info.capabilities) or []
+        info.optional_features = (
+            list(ENGINE_FEATURES) if profile == "engine" else provider_features()
+        )
+        info.features = [f for f in info.optional_features if f in offered]
+        # A check parametrised by fetch mode counts once it ran for some mode.
+        if expected <= ran:
+            info.level = level_of(
+                entries,
+                retains,
+                features_offered=info.features == info.optional_features,
+            )
+        return info

@@ -1,0 +1,28 @@
+"""Writing the JSON report and its Markdown summary, each whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conformance.report import Report, to_markdown
+
+
+def _replace(path: Path, text: str) -> None:
+    # Written beside the target and renamed over it: a run killed while writing leaves
+    # the previous file, never half of one.
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def write_report(path: Path, report: Report) -> None:
+    """Write `report` as JSON to `path` and as Markdown beside it (`.md`); `OSError` when
+    either cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _replace(path, json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    _replace(path.with_suffix(".md"), to_markdown(report))

@@ -1,0 +1,94 @@
+"""Starting a run inside pytest: everything that can be refused is refused here, in one
+line and before any check runs; a driver that cannot be built still leaves a report."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+import pytest
+
+from conformance.checks.catalogue import all_checks
+from conformance.checks.seeds import new_seed
+from conformance.driver import Driver, DriverError
+from conformance.interrupts import InterruptWatch
+from conformance.report import redact_text, secret_values
+from plugins.ledger import Ledger
+from plugins.pytest_items import RunHooks, suite_nodeid
+from plugins.report_file import write_report
+from plugins.run import KitRun, ProcessFacts
+from plugins.settings import KitSettings
+from plugins.waivers import WaiverError, load_waivers
+from plugins.xdist_support import ControllerHooks, role_of, seed_from_controller, worker_id
+
+
+def _refuse(message: str, settings: KitSettings) -> pytest.UsageError:
+    return pytest.UsageError(
+        f"tinymemory: {redact_text(message, secret_values(settings.driver_options))}"
+    )
+
+
+def _write_error(ledger: Ledger, facts: ProcessFacts) -> None:
+    """Leave a report saying the driver could not be used (the CI job publishes it)."""
+    ledger.facts.append(facts)
+    if ledger.settings.report is None:
+        return
+    # The usage error that follows says what went wrong; the report is a courtesy.
+    with contextlib.suppress(OSError):
+        write_report(ledger.settings.report, ledger.report())
+
+
+def start_run(config: pytest.Config, settings: KitSettings) -> None:
+    """Check the settings, resolve the driver and (where checks run) build it, then
+    register the run's hooks; `pytest.UsageError` for anything that makes a run pointless."""
+    from plugins.pytest_plugin import KIT
+
+    if config.getoption("collectonly", False):
+        settings = dataclasses.replace(settings, report=None)
+    role = role_of(config)
+    worker = worker_id(config)
+    try:
+        waivers = (
+            load_waivers(settings.waivers, {c.id for c in all_checks()}) if settings.waivers else {}
+        )
+    except WaiverError as exc:
+        raise _refuse(str(exc), settings) from exc
+    seed = seed_from_controller(config)
+    if seed is None:
+        seed = settings.seed if settings.seed is not None else new_seed()
+    try:
+        run = KitRun.resolve(settings, waivers, seed, worker)
+    except DriverError as exc:
+        assert settings.driver is not None
+        ledger = Ledger(settings, Driver(name=settings.driver), seed)
+        if role != "worker":
+            _write_error(ledger, ProcessFacts(worker, build_error=str(exc)))
+        raise _refuse(f"cannot use driver `{settings.driver}`: {exc}", settings) from exc
+    ledger = Ledger(settings, run.driver, seed)
+    if role != "worker" and settings.report is not None:
+        # Written now, so an unwritable path is refused before any check runs, and a run
+        # killed half-way leaves a report that says it never finished.
+        try:
+            write_report(settings.report, ledger.report(finished=False))
+        except OSError as exc:
+            raise _refuse(
+                f"cannot write the report to {settings.report}: {exc.strerror or exc}", settings
+            ) from exc
+    if role != "controller":
+        try:
+            run.build()
+        except DriverError as exc:
+            if role == "main":
+                run.close()
+                _write_error(ledger, run.facts)
+                raise _refuse(f"{exc} (on {worker})", settings) from exc
+            # On an xdist worker the collection reports it, and the controller's verdict
+            # is `error`, naming the worker.
+    watch = InterruptWatch()
+    watch.start()
+    config.stash[KIT] = run
+    config.pluginmanager.register(RunHooks(run, ledger, config, role, watch), "tinymemory-run")
+    if role == "controller":
+        config.pluginmanager.register(
+            ControllerHooks(ledger, suite_nodeid(run)), "tinymemory-controller"
+        )

@@ -1,0 +1,80 @@
+"""Which part a process plays in a run under pytest-xdist, and the controller's xdist hooks.
+
+`main` runs and reports (no xdist); a `worker` runs checks; the `controller` runs none,
+hands each worker the run seed, and reports on what the workers tell it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import pytest
+
+if TYPE_CHECKING:
+    from plugins.ledger import Ledger
+
+Role = Literal["main", "controller", "worker"]
+SEED_KEY = "tinymemory_seed"
+FACTS_KEY = "tinymemory_facts"
+
+
+def role_of(config: pytest.Config) -> Role:
+    """The part this process plays."""
+    if hasattr(config, "workerinput"):
+        return "worker"
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and not config.getoption("collectonly", False)
+        and config.getoption("dist", "no") != "no"
+        and config.getoption("tx", None)
+    ):
+        return "controller"
+    return "main"
+
+
+def worker_id(config: pytest.Config) -> str:
+    """`gw0`, ... on an xdist worker; `main` anywhere else."""
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    return str(workerinput["workerid"]) if workerinput else "main"
+
+
+def seed_from_controller(config: pytest.Config) -> int | None:
+    """The run seed the controller handed this worker."""
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    seed = (workerinput or {}).get(SEED_KEY)
+    return seed if isinstance(seed, int) else None
+
+
+def item_id_of(nodeid: str, suite: str) -> str | None:
+    """The item id (`engine.get[vector]`) of a node id of the suite, else None."""
+    prefix = f"{suite}::"
+    return nodeid[len(prefix) :] if nodeid.startswith(prefix) else None
+
+
+class ControllerHooks:
+    """The xdist hooks of the controller (registered only there)."""
+
+    def __init__(self, ledger: Ledger, suite: str) -> None:
+        self.ledger = ledger
+        self.suite = suite
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        # Each worker derives its own streams from this seed and its worker id.
+        node.workerinput[SEED_KEY] = self.ledger.seed
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.ledger.select(i for i in (item_id_of(n, self.suite) for n in ids) if i)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        from plugins.run import ProcessFacts
+
+        output: dict[str, Any] = getattr(node, "workeroutput", None) or {}
+        facts = output.get(FACTS_KEY)
+        if isinstance(facts, dict):
+            self.ledger.facts.append(ProcessFacts.from_wire(facts))
+        if error is not None:
+            name = str(getattr(node.gateway, "id", "?"))
+            self.ledger.downs[name] = str(error)
