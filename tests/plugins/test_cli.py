@@ -95,7 +95,24 @@ def test_report_diff_names_regressions_and_fixes(
     )
     assert main(["report", "diff", str(old), str(new)]) == 1
     out = capsys.readouterr().out
-    assert "regressions: 1\n  provider.a: passed -> failed" in out
+    assert "regressions: 2\n  provider.a: passed -> failed\n  provider.c: passed -> absent" in out
     assert "fixes: 1\n  provider.b: failed -> passed" in out
     assert "new checks: provider.d" in out and "checks no longer run: provider.c" in out
     assert main(["report", "diff", str(new), str(new)]) == 0
+
+
+def test_report_diff_counts_a_lost_check_as_a_regression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _report(tmp_path / "old.json", {"provider.a": "passed", "provider.b": "failed"})
+    lost = _report(tmp_path / "new.json", {"provider.a": "passed"})
+    assert main(["report", "diff", str(old), str(lost)]) == 1
+    assert "regressions: 1\n  provider.b: failed -> absent" in capsys.readouterr().out
+    not_run = _report(tmp_path / "n.json", {"provider.a": "not run", "provider.b": "failed"})
+    assert main(["report", "diff", str(old), str(not_run)]) == 1
+    assert "provider.a: passed -> not run" in capsys.readouterr().out
+
+
+def test_report_schema_is_the_published_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "schema"]) == 0
+    assert capsys.readouterr().out == (ROOT / "docs" / "report.schema.json").read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "vendor-driver"
+WORKFLOW = EXAMPLE / ".github" / "workflows" / "conformance.yml"
 
 
 def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -117,3 +119,63 @@ def test_an_installed_kit_quotes_the_contract(vendor_env: Path, tmp_path: Path) 
     assert explained.returncode == 0, explained.stderr
     assert "engine-operations.md#store-replay: An identical store is a replay" in explained.stdout
     assert "Storing an item whose fingerprint the engine already holds" in explained.stdout
+
+
+def readme_commands(path: Path) -> list[str]:
+    """The commands a README shows (its lines indented as code)."""
+    return [line.strip() for line in path.read_text().splitlines() if line.startswith("    ")]
+
+
+def workflow_install(path: Path) -> str:
+    """The workflow's `pip install` line."""
+    return next(
+        line.strip().removeprefix("- run: ")
+        for line in path.read_text().splitlines()
+        if line.strip().startswith("- run: pip install")
+    )
+
+
+def test_the_readmes_install_commands_work_as_written(tmp_path: Path) -> None:
+    """A fresh virtual environment, the commands exactly as the vendor README and the
+    workflow write them, packages from the configured index: each reaches a verdict."""
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    kit = tmp_path / "kit"
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (kit / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, kit / name)
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=True)
+    shell_env = {**os.environ, "PATH": f"{env_dir / 'bin'}:{os.environ['PATH']}"}
+    shell_env.pop("PYTHONPATH", None)
+    shell_env.pop("VIRTUAL_ENV", None)
+
+    from_checkout, in_own_repo = readme_commands(EXAMPLE / "README.md")[:2]
+    assert from_checkout == "pip install ../.. -e . && pytest"
+    vendor = kit / "examples" / "vendor-driver"
+    done = subprocess.run(
+        ["bash", "-c", from_checkout], cwd=vendor, env=shell_env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads((vendor / "conformance" / "report.json").read_text())
+    assert report["summary"]["verdict"] == "pass"
+
+    # The vendor's own repository, the kit a submodule in it, as the workflow has it: the
+    # kit's own tests there must not be collected as the vendor's.
+    own = tmp_path / "acme"
+    shutil.copytree(vendor, own, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    shutil.copytree(kit, own / "tinymemory-conformance")
+    assert in_own_repo == "pip install ./tinymemory-conformance -e . && pytest"
+    assert workflow_install(WORKFLOW) == "pip install ./tinymemory-conformance . pytest-xdist"
+    done = subprocess.run(
+        ["bash", "-c", in_own_repo], cwd=own, env=shell_env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads((own / "conformance" / "report.json").read_text())
+    assert report["summary"]["verdict"] == "pass"
