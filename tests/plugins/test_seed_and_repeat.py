@@ -140,3 +140,27 @@ def test_the_api_without_pytest_replays_a_seed() -> None:
     seed = next(s for s in range(1, 40) if reason(s))
     assert reason(seed) == reason(seed)
     assert f"tinymemory-conformance/{nonce_for(seed, CHECK)}/" in reason(seed)
+
+
+def test_xdist_workers_share_the_run_seed_and_replay_without_xdist(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    garbles = "--driver=tests.plugins.verdict_drivers:Garbles"
+    pytester.runpytest_subprocess(
+        garbles, "--profile=provider", "-n", "2", "--conformance-report=r.json"
+    )
+    spread = report_of(pytester.path / "r.json")
+    # Each message names the check's root, so its nonce: the same only from the same seed.
+    failures = {c.id: c.reason for c in spread.checks if c.outcome == "failed"}
+    assert len(failures) >= 2
+    assert all("<root> = 'tinymemory-conformance/" in reason for reason in failures.values())
+    pytester.runpytest(
+        garbles,
+        "--profile=provider",
+        f"--conformance-seed={spread.seed}",
+        "--conformance-report=again.json",
+    )
+    again = report_of(pytester.path / "again.json")
+    assert {c.id: c.reason for c in again.checks if c.outcome == "failed"} == failures
