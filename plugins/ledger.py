@@ -22,6 +22,7 @@ from conformance.fuzz.runner import FUZZ_TARGETS
 from conformance.report import (
     CheckEntry,
     DriverInfo,
+    OutcomeName,
     ProfileInfo,
     Report,
     RunError,
@@ -50,17 +51,27 @@ def provider_features() -> list[str]:
     return sorted({c.needs for c in all_checks() if c.profile == "provider" and c.needs})
 
 
-def check_of(item_id: str) -> tuple[str, str, str, bool] | None:
-    """(check id, profile, clause, optional) of an item id (`engine.get`, `x[vector]`)."""
+def entry_for(item_id: str, outcome: OutcomeName, reason: str) -> CheckEntry | None:
+    """A report entry for an item the reporting process heard of but got no entry from
+    (`engine.get`, `engine.fetch_filters[vector]`, a fuzz target); None for an unknown id."""
     base = item_id.partition("[")[0]
     all_checks()  # the catalogue fills on first use
     chk = CATALOGUE.get(base)
-    if chk is not None:
-        return chk.id, chk.profile, chk.clause, chk.needs is not None
     target = FUZZ_TARGETS.get(base)
-    if target is not None:
-        return target.id, target.profile, target.clause, False
-    return None
+    if chk is not None:
+        profile, clause, optional = chk.profile, chk.clause, chk.needs is not None
+    elif target is not None:
+        profile, clause, optional = target.profile, target.clause, False
+    else:
+        return None
+    return CheckEntry(
+        id=item_id,
+        profile=profile,
+        outcome=outcome,
+        reason=reason,
+        clause=clause,
+        optional=optional,
+    )
 
 
 @dataclass
@@ -72,7 +83,6 @@ class Ledger:
     seed: int
     selected: list[str] = field(default_factory=list)
     """Item ids (`engine.get`, `engine.fetch_filters[vector]`) left after `-k` and the like."""
-    selection_known: bool = False
     entries: dict[str, CheckEntry] = field(default_factory=dict)
     facts: list[ProcessFacts] = field(default_factory=list)
     crashed_workers: set[str] = field(default_factory=set)
@@ -88,7 +98,6 @@ class Ledger:
         for item_id in item_ids:
             if item_id not in self.selected:
                 self.selected.append(item_id)
-        self.selection_known = True
 
     def record(self, entry: CheckEntry) -> None:
         """A check's outcome, as the process that ran it reported it."""
@@ -97,36 +106,19 @@ class Ledger:
     def record_crash(self, item_id: str, worker: str, message: str) -> None:
         """A worker died while running `item_id`: that check failed with the crash."""
         self.crashed_workers.add(worker)
-        known = check_of(item_id)
-        if known is None:
-            return
-        _, profile, clause, optional = known
-        self.entries[item_id] = CheckEntry(
-            id=item_id,
-            profile=profile,
-            outcome="failed",
-            reason=f"{message}: the process running the check died (os._exit, a signal or "
-            f"a segfault in the driver)",
-            clause=clause,
-            optional=optional,
+        reason = (
+            f"{message}: the process running the check died (os._exit, a signal or a "
+            f"segfault in the driver)"
         )
+        entry = entry_for(item_id, "failed", reason)
+        if entry is not None:
+            self.entries[item_id] = entry
 
-    def record_unrecorded(self, item_id: str, outcome: str, text: str) -> None:
+    def record_unrecorded(self, item_id: str, outcome: OutcomeName, text: str) -> None:
         """An item ended without recording its entry (pytest itself failed or skipped it)."""
-        if item_id in self.entries:
-            return
-        known = check_of(item_id)
-        if known is None:
-            return
-        _, profile, clause, optional = known
-        self.entries[item_id] = CheckEntry(
-            id=item_id,
-            profile=profile,
-            outcome="skipped" if outcome == "skipped" else "failed",
-            reason=text,
-            clause=clause,
-            optional=optional,
-        )
+        entry = entry_for(item_id, outcome, text)
+        if entry is not None and item_id not in self.entries:
+            self.entries[item_id] = entry
 
     # -- the report --------------------------------------------------------------------
 
@@ -146,7 +138,8 @@ class Ledger:
                     seen.add(message)
                     errors.append(RunError(kind="collection", worker=facts.worker, message=message))
         for worker, error in sorted(self.downs.items()):
-            if worker not in self.crashed_workers:
+            # A crash inside a check is that check's failure; an interrupt is said below.
+            if worker not in self.crashed_workers and not self.interrupted:
                 errors.append(
                     RunError(kind="crash", worker=worker, message=f"the worker went down: {error}")
                 )
@@ -182,17 +175,9 @@ class Ledger:
         order.update({t: len(order) + i for i, t in enumerate(FUZZ_TARGETS)})
         entries = dict(self.entries)
         for item_id in self.selected:
-            known = check_of(item_id)
-            if item_id not in entries and known is not None:
-                _, profile, clause, optional = known
-                entries[item_id] = CheckEntry(
-                    id=item_id,
-                    profile=profile,
-                    outcome="not run",
-                    reason="selected, but never ran",
-                    clause=clause,
-                    optional=optional,
-                )
+            missing = entry_for(item_id, "not run", "selected, but never ran")
+            if item_id not in entries and missing is not None:
+                entries[item_id] = missing
         ordered = sorted(
             entries.values(), key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
         )

@@ -12,7 +12,7 @@ import pytest
 from conformance.checks.catalogue import Check
 from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
-from conformance.report import CheckEntry, Report, verdict_lines
+from conformance.report import CheckEntry, OutcomeName, Report, verdict_lines
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
 from plugins.report_file import write_report
@@ -227,7 +227,7 @@ class RunHooks:
             worker = str(getattr(getattr(node, "gateway", None), "id", "?"))
             self.ledger.record_crash(item_id, worker, str(report.longrepr))
         elif report.when in ("setup", "call") and (report.failed or report.skipped):
-            outcome = "skipped" if report.skipped else "failed"
+            outcome: OutcomeName = "skipped" if report.skipped else "failed"
             self.ledger.record_unrecorded(item_id, outcome, _longrepr_text(report))
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:

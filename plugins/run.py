@@ -403,15 +403,15 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         call_log=first.call_log,
         refusals=[label for r in results for label in r.refusals],
     )
-    for outcome, hits in (("failed", failed), ("inconclusive", unsure)):
-        if hits:
-            seed, shown = hits[0]
-            kind = " (flaky: it passed the other runs)" if repeats.flaky else ""
-            seeds_text = ", ".join(str(s) for s, _ in hits)
-            combined.outcome = outcome  # type: ignore[assignment]
-            combined.reason = (
-                f"{outcome} {len(hits)} of {len(results)} runs{kind}; seeds {seeds_text}. "
-                f"First (seed {seed}): {shown.reason}"
-            )
-            break
+    # A failure outweighs an inconclusive run: the first kind present names the result.
+    hits = failed or unsure
+    if hits:
+        seed, shown = hits[0]
+        kind = " (flaky: it passed the other runs)" if repeats.flaky else ""
+        seeds_text = ", ".join(str(s) for s, _ in hits)
+        combined.outcome = shown.outcome
+        combined.reason = (
+            f"{shown.outcome} {len(hits)} of {len(results)} runs{kind}; seeds {seeds_text}. "
+            f"First (seed {seed}): {shown.reason}"
+        )
     return combined, repeats

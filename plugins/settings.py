@@ -105,6 +105,11 @@ def _integer(value: object, what: str, least: int) -> int:
     return value
 
 
+def _at_least(least: int) -> Callable[[object, str], int]:
+    """The check of a whole number >= `least`."""
+    return lambda value, what: _integer(value, what, least)
+
+
 def _boolean(value: object, what: str) -> bool:
     if not isinstance(value, bool):
         raise SettingsError(f"{what}: wanted true or false (a TOML boolean), got {value!r}")
@@ -202,7 +207,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "driver-retries",
         "retries of a transient (Unavailable) error, with backoff (default 3)",
-        lambda v, what: _integer(v, what, 0),
+        _at_least(0),
         metavar="N",
     ),
     Setting(
@@ -214,27 +219,27 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "conformance-seed",
         "the run seed (default: drawn and printed); the same seed replays the run exactly",
-        lambda v, what: _integer(v, what, 0),
+        _at_least(0),
         metavar="N",
     ),
     Setting(
         "conformance-repeat",
         "run each selected check N times, each with its own seed derived from the run "
         "seed; the report says 'failed k of N' (default 1)",
-        lambda v, what: _integer(v, what, 1),
+        _at_least(1),
         metavar="N",
     ),
     Setting("fuzz", "also run the property-based fuzzing items", _boolean, flag=True),
     Setting(
         "fuzz-examples",
         "programs per fuzz target (default 100)",
-        lambda v, what: _integer(v, what, 1),
+        _at_least(1),
         metavar="N",
     ),
     Setting(
         "fuzz-seed",
         "seed of the fuzz run (default: derived from the run seed)",
-        lambda v, what: _integer(v, what, 0),
+        _at_least(0),
         metavar="N",
     ),
     Setting(

@@ -27,7 +27,7 @@ def failure_of(result: pytest.RunResult) -> list[str]:
     """The failure text of the one failing check, from its message to its explain line."""
     lines = result.outlines
     start = next(i for i, line in enumerate(lines) if line.startswith(f"{CHECK} ("))
-    end = next(i for i, line in enumerate(lines) if line.startswith("explain: "))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("explain: "))
     return lines[start : end + 1]
 
 

@@ -71,10 +71,13 @@ def test_a_base_exception_from_the_driver_is_the_calling_checks_outcome(
     report = report_of(pytester.path / "r.json")
     assert len(report.checks) == PROVIDER_CHECKS  # every provider check has an outcome
     assert report.summary.not_run == 0 and report.errors == []
-    failed = {c.id: c.reason for c in report.checks if c.outcome == "failed"}
-    assert set(failed) == {"provider.export_cursor_terminates", "provider.export_import_round_trip"}
-    for reason in failed.values():
-        assert "failed at export_page(" in reason and f"the driver raised {raised}" in reason
+    # The checks that call export_page fail there (or, where another check owns the
+    # fault, are inconclusive naming it); every other check passes or skips as usual.
+    hit = {c.id: c.reason for c in report.checks if c.outcome in ("failed", "inconclusive")}
+    assert "provider.export_cursor_terminates" in hit
+    for reason in hit.values():
+        assert "at export_page(" in reason and f"the driver raised {raised}" in reason
+    assert outcome(report, "provider.taint_is_preserved") == "passed"
     assert report.summary.verdict == "fail"
 
 
