@@ -242,6 +242,8 @@ class RunHooks:
             workeroutput: dict[str, Any] = getattr(self.config, "workeroutput", {})
             workeroutput[FACTS_KEY] = self.run.facts.to_wire()
             return
+        if self.config.getoption("collectonly", False):
+            return  # nothing was meant to run, so there is no verdict to give
         if self.role == "main":
             self.ledger.facts.append(self.run.facts)
         stop = session.shouldstop or session.shouldfail
