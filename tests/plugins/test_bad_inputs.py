@@ -85,7 +85,10 @@ def test_a_bad_option_is_one_line_before_any_check(
 @pytest.mark.parametrize(
     ("table", "fragments"),
     [
-        ("driver = 5", ["[tool.tinymemory] driver in ", "wanted a non-empty string, got 5"]),
+        (
+            "driver = 5",
+            ["[tool.tinymemory] driver in ", "wanted a name, a module:attr spec", "got 5"],
+        ),
         (
             'driver = "reference"\nconformance-report = 5',
             ["[tool.tinymemory] conformance-report in ", "got 5"],
