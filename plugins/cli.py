@@ -17,7 +17,7 @@ from conformance.report import Report, diff_reports, redact_text
 from conformance.rules import clause_markdown
 from plugins.explain import UnknownCheck, explain
 from plugins.registry import available_drivers, resolve_driver
-from plugins.settings import SETTINGS
+from plugins.settings import SETTINGS, add_flags
 
 
 def _drivers(_: argparse.Namespace) -> int:
@@ -145,30 +145,8 @@ def parser() -> argparse.ArgumentParser:
         description="Run the suite against a driver; arguments not listed here go to "
         "pytest (-k, -n 2, --junitxml, ...). Exits non-zero unless the verdict is pass.",
     )
-    for setting in SETTINGS:
-        names = [setting.option]
-        if setting.key == "conformance-report":
-            names.append("--report")  # the command's own, shorter name
-        if setting.flag:
-            run.add_argument(*names, dest=setting.dest, action="store_true", help=setting.help)
-        elif setting.repeatable:
-            run.add_argument(
-                *names,
-                dest=setting.dest,
-                action="append",
-                default=[],
-                metavar=setting.metavar,
-                help=setting.help,
-            )
-        else:
-            run.add_argument(
-                *names,
-                dest=setting.dest,
-                required=setting.key == "driver",
-                choices=setting.choices,
-                metavar=setting.metavar,
-                help=setting.help,
-            )
+    # The command's own, shorter name for the report.
+    add_flags(run.add_argument, aliases={"conformance-report": ["--report"]}, driver_required=True)
     serve = sub.add_parser(
         "serve",
         help="expose a Python driver over the driver protocol on stdin/stdout "

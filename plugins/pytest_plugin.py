@@ -16,6 +16,7 @@ import pytest
 from plugins.settings import (
     SETTINGS,
     SettingsError,
+    add_flags,
     driver_asked,
     inert_note,
     merge,
@@ -33,23 +34,7 @@ KIT: pytest.StashKey[KitRun] = pytest.StashKey()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tinymemory", "TinyMemory conformance")
-    for setting in SETTINGS:
-        if setting.flag:
-            group.addoption(setting.option, action="store_true", default=None, help=setting.help)
-        elif setting.repeatable:
-            group.addoption(
-                setting.option,
-                action="append",
-                default=[],
-                metavar=setting.metavar,
-                help=setting.help,
-            )
-        else:
-            # Values stay strings here: one validator per setting checks them, from the
-            # command line and from pyproject.toml alike.
-            group.addoption(
-                setting.option, metavar=setting.metavar, choices=setting.choices, help=setting.help
-            )
+    add_flags(group.addoption)
 
 
 def _cli_values(config: pytest.Config) -> dict[str, Any]:

@@ -250,6 +250,29 @@ SETTINGS: tuple[Setting, ...] = (
     ),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
+
+
+def add_flags(
+    add: Callable[..., object],
+    *,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    driver_required: bool = False,
+) -> None:
+    """Declare every setting's flag through `add` (pytest's `addoption`, or argparse's
+    `add_argument`); values stay strings, checked by `merge` like the file's."""
+    for setting in SETTINGS:
+        names = [setting.option, *(aliases or {}).get(setting.key, ())]
+        common: dict[str, Any] = {"dest": setting.dest, "help": setting.help}
+        if setting.flag:
+            add(*names, action="store_true", default=None, **common)
+        elif setting.repeatable:
+            add(*names, action="append", default=[], metavar=setting.metavar, **common)
+        elif driver_required and setting.key == "driver":
+            add(*names, required=True, metavar=setting.metavar, **common)
+        else:
+            add(*names, metavar=setting.metavar, choices=setting.choices, **common)
+
+
 _FILE_KEYS = frozenset({*(s.key for s in SETTINGS if s.key != "driver-option"), "driver-options"})
 
 

@@ -44,8 +44,10 @@ def test_the_node_driver_passes_the_suite_and_the_fuzzer(pytester: pytest.Pytest
         "options": {},
     }
     assert report["summary"]["verdict"] == "pass"
-    assert report["profiles"]["engine"]["level"] == "full"
+    # Keyword fetch alone: every required check passes, but `full` needs every fetch mode.
+    assert report["profiles"]["engine"]["level"] == "core"
     assert report["profiles"]["engine"]["fetch_modes"] == ["keyword"]
+    assert report["profiles"]["engine"]["features"] == ["keyword"]
     assert report["profiles"]["provider"]["level"] == "core"
     fuzzed = {c["id"]: c for c in report["checks"] if c["id"].startswith("fuzz.")}
     assert set(fuzzed) == {"fuzz.engine.differential", "fuzz.provider.differential"}
