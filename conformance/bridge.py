@@ -63,10 +63,31 @@ class SyncFace:
         return f"SyncFace({self._target!r})"
 
 
+class _Carried(Exception):
+    """A `SystemExit` or `KeyboardInterrupt` a driver's coroutine raised, carried out of the
+    event loop to the calling thread: asyncio lets those two end the loop itself, which
+    would leave every later call of the run waiting on a loop that no longer runs."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+async def _carrying(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coro
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise _Carried(exc) from None
+
+
 def _blocking(method: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
-        return run_coroutine(method(*args, **kwargs))
+        try:
+            return run_coroutine(_carrying(method(*args, **kwargs)))
+        except _Carried as carried:
+            # Raised where the driver was called: an outcome of the check that called.
+            raise carried.error from None
 
     return call
 

@@ -59,17 +59,25 @@ def test_a_run_that_selected_no_check_is_an_error(pytester: pytest.Pytester) -> 
         ("InterruptsInExport", "KeyboardInterrupt"),
         ("GeneratorExitInExport", "GeneratorExit"),
         ("CustomBaseExceptionInExport", "DriverBaseException: the driver's own"),
+        # Inside a coroutine: asyncio would let these two end the kit's event loop.
+        ("AsyncExitsInExport", "SystemExit: 3"),
+        ("AsyncInterruptsInExport", "KeyboardInterrupt"),
     ],
 )
 def test_a_base_exception_from_the_driver_is_the_calling_checks_outcome(
     pytester: pytest.Pytester, driver: str, raised: str
 ) -> None:
     result = pytester.runpytest(
-        f"--driver={DRIVERS}:{driver}", "--profile=provider", "--conformance-report=r.json"
+        f"--driver={DRIVERS}:{driver}",
+        "--profile=provider",
+        "--driver-timeout=20",
+        "--conformance-report=r.json",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = report_of(pytester.path / "r.json")
     assert len(report.checks) == PROVIDER_CHECKS  # every provider check has an outcome
+    # None waited out the time limit on a loop the exception ended.
+    assert "ran past the" not in "".join(c.reason for c in report.checks)
     assert report.summary.not_run == 0 and report.errors == []
     # The checks that call export_page fail there (or, where another check owns the
     # fault, are inconclusive naming it); every other check passes or skips as usual.
@@ -229,7 +237,8 @@ def test_k_selects_by_check_id_even_when_the_driver_is_named_like_a_check(
     [
         ("reference", "engine", "full", ["keyword", "vector", "hybrid"]),
         ("tests.drivers.test_reference_engine:KeywordOnly", "engine", "core", ["keyword"]),
-        ("reference", "provider", "core", []),
+        (f"{DRIVERS}:MandatoryFamiliesOnly", "provider", "core", []),
+        ("reference", "provider", "full", ["documents"]),
         ("sqlite", "provider", "full", ["documents"]),
     ],
 )

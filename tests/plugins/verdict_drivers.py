@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance import Driver
-from conformance.provider import ExportPage, MemoryEntry
+from conformance.provider import Capabilities, ExportPage, MemoryDocuments, MemoryEntry
 from reference_driver import ReferenceEngine
 from reference_driver.provider import ReferenceProvider
+from tests.async_wrappers import AsyncOver
 
 
 class DriverBaseException(BaseException):
@@ -49,6 +50,16 @@ class DiesInExport(ReferenceProvider):
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
         os._exit(7)
+
+
+class MandatoryFamiliesOnly(ReferenceProvider):
+    """The reference provider without the optional `documents` family."""
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities.mandatory()
+
+    def as_documents(self) -> MemoryDocuments | None:
+        return None
 
 
 class DescriptorRaises(ReferenceEngine):
@@ -125,3 +136,19 @@ def _misconfigured_fuzz() -> Driver:
 
 misconfigured_fuzz = _misconfigured_fuzz()
 """A driver whose fuzz configuration cannot run."""
+
+
+class AsyncExitsInExport(AsyncOver):
+    """An async provider whose `export_page` raises `SystemExit` inside its coroutine."""
+
+    ERROR: BaseException = SystemExit(3)
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceProvider())
+
+    async def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        raise self.ERROR
+
+
+class AsyncInterruptsInExport(AsyncExitsInExport):
+    ERROR = KeyboardInterrupt()
