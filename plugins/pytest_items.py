@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
@@ -12,8 +13,11 @@ import pytest
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import CheckResult
 from conformance.fuzz.runner import FuzzTarget
-from conformance.report import to_markdown
+from conformance.report import CheckEntry, to_markdown
+from conformance.time_limit import set_abandon_handler
+from plugins.abandon import Abandonment
 from plugins.run import KitRun, build_report, entry_from_properties
+from plugins.secrecy import guard_terminal, redact_report
 
 PROPERTY = "tinymemory"
 
@@ -118,6 +122,23 @@ class RunHooks:
     def __init__(self, run: KitRun, config: pytest.Config) -> None:
         self.run = run
         self.config = config
+        self.abandonment = Abandonment(run, config)
+        self._previous_handler = set_abandon_handler(self.abandonment)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.abandonment.session = session
+        # Capture is off at this point: the guard keeps a copy of the terminal itself.
+        self.abandonment.terminal = guard_terminal(self.config, self.run.redactor)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        # What the abandon handler reports, should a call of this item hang.
+        kit_item = isinstance(item, CheckItem | FuzzItem)
+        self.abandonment.item = item if kit_item else None
+        self.abandonment.started = time.perf_counter()
+
+    def pytest_runtest_logfinish(self) -> None:
+        self.abandonment.item = None
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         entry = entry_from_properties(report.user_properties)
@@ -137,6 +158,9 @@ class RunHooks:
         # Point a skip at the check, not at the line of the kit that raised it.
         if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
             report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
+        # What the driver printed, and any raw traceback, reach the terminal, JUnit XML
+        # and the xdist controller only through this report.
+        redact_report(report, self.run.redactor)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -145,7 +169,37 @@ class RunHooks:
         if entry is not None and report.when == "call":
             self.run.collected.append(entry)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        # xdist: a worker ended in the middle of a check. When the kit abandoned it, the
+        # worker reported the check inconclusive first; otherwise the check failed.
+        name = crashitem.rpartition("::")[2]
+        if any(e.id == name for e in self.run.collected):
+            report.outcome = "skipped"
+            report.longrepr = (crashitem, None, "INCONCLUSIVE: the kit ended the worker (above)")
+            return
+        check_id = name.partition("[")[0]
+        chk = next((c for c in self.run.checks() if c.id == check_id), None)
+        self.run.collected.append(
+            CheckEntry(
+                id=name,
+                profile=chk.profile if chk is not None else "provider",
+                outcome="failed",
+                reason=f"conformance check `{check_id}` failed: the worker process running "
+                f"it ended without a verdict (the driver crashed it: see its output)",
+                clause=chk.clause if chk is not None else "",
+            )
+        )
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # First, so JUnit XML sees it: the driver is shut down before the verdict is
+        # reached, as a shutdown that hangs is part of it. An xdist worker reports that
+        # to the controller like a check.
+        known = {e.id for e in self.run.collected}
+        for entry in self.run.close():
+            if entry.id not in known:
+                self._report_entry(entry)
         if hasattr(self.config, "workerinput"):
             return
         if any(e.outcome == "inconclusive" for e in self.run.collected) and session.exitstatus == 0:
@@ -153,12 +207,28 @@ class RunHooks:
         path = self.run.settings.report
         if path is not None:
             report = build_report(self.run)
+            redactor = self.run.redactor
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-            path.with_suffix(".md").write_text(to_markdown(report))
+            data = redactor.value(report.model_dump(mode="json"))
+            path.write_text(json.dumps(data, indent=2) + "\n")
+            path.with_suffix(".md").write_text(redactor.text(to_markdown(report)))
+
+    def _report_entry(self, entry: CheckEntry) -> None:
+        nodeid = f"tinymemory/{self.run.driver.name}::{entry.id}"
+        report = pytest.TestReport(
+            nodeid=nodeid,
+            location=(nodeid, None, entry.id),
+            keywords={},
+            outcome="skipped",
+            longrepr=cast(Any, (nodeid, None, f"INCONCLUSIVE: {entry.reason}")),
+            when="call",
+            user_properties=[(PROPERTY, entry.model_dump())],
+        )
+        self.config.hook.pytest_runtest_logreport(report=report)
 
     def pytest_unconfigure(self) -> None:
         self.run.close()
+        set_abandon_handler(self._previous_handler)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):

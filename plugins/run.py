@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +21,9 @@ from conformance.checks.outcome import (
     Inconclusive,
 )
 from conformance.checks.runner import retention
-from conformance.driver import Driver, Profile, ProfileNotOffered
+from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
 from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
+from conformance.redaction import Redactor, is_credential_key
 from conformance.report import (
     CheckEntry,
     DriverInfo,
@@ -31,9 +32,9 @@ from conformance.report import (
     level_of,
     redact_options,
     redact_text,
-    secret_values,
     summarise,
 )
+from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.registry import resolve_driver
 from plugins.settings import KitSettings
 from plugins.waivers import Waiver
@@ -50,36 +51,82 @@ class KitRun:
     nonce: str = field(default_factory=new_nonce)
     today: dt.date = field(default_factory=dt.date.today)
     collected: list[CheckEntry] = field(default_factory=list)
+    abandoned: HungCall | None = None
+    """Set when a driver call could not be interrupted and the run was given up: the
+    driver is never called again."""
     _retains: dict[str, bool] = field(default_factory=dict)
+    _declared: dict[str, list[str] | None] = field(default_factory=dict)
+    _closed: bool = False
+    _release: Callable[[], None] | None = None
+
+    def __post_init__(self) -> None:
+        self._release = self.driver.release
 
     @classmethod
     def start(cls, settings: KitSettings, waivers: dict[str, Waiver]) -> KitRun:
-        """Resolve the driver and build each asked profile it offers (errors before any test)."""
+        """Resolve the driver and build each asked profile it offers (errors before any test).
+
+        Building runs under the time limit too: a factory that hangs is a `DriverError`.
+        """
         assert settings.driver is not None
         driver = resolve_driver(settings.driver, settings.driver_options)
-        objects: dict[str, Any] = {
-            profile: as_sync(driver.make(profile))
-            for profile in settings.profiles()
-            if profile in driver.profiles
-        }
+        objects: dict[str, Any] = {}
+        for profile in settings.profiles():
+            if profile not in driver.profiles:
+                continue
+            try:
+                made = run_within(
+                    settings.timeout, driver.make, (profile,), label=f"building the {profile}"
+                )
+            except TimeLimitExceeded as exc:
+                raise DriverError(
+                    f"driver `{driver.name}`: building the {profile}: {exc.reason}"
+                ) from None
+            objects[profile] = as_sync(made)
         return cls(settings=settings, driver=driver, waivers=waivers, objects=objects)
 
     @property
+    def redactor(self) -> Redactor:
+        """The driver's credentials, kept out of every output of the run."""
+        return self.driver.redactor
+
+    @property
     def secrets(self) -> tuple[str, ...]:
-        """The values of the driver's credential-like options."""
-        return secret_values(self.driver.options)
+        """The values of the driver's credential options that are searched for in text."""
+        return self.redactor.values
 
     @property
     def run_settings(self) -> RunSettings:
         """How each driver call is made."""
         s = self.settings
+        declared = self.driver.secret_options
         return RunSettings(
             timeout=s.timeout,
             retries=s.retries,
             backoff=s.backoff,
-            secrets=self.secrets,
+            credentials={
+                k: v for k, v in self.driver.options.items() if is_credential_key(k, declared)
+            },
             constraints=self.driver.constraints,
         )
+
+    def declared(self, profile: str) -> list[str] | None:
+        """The fetch modes (engine) or capabilities (provider) the driver declares, asked
+        once under the time limit; `None` when it cannot say (the checks report why)."""
+        if profile not in self._declared:
+            self._declared[profile] = None
+            obj = self.objects.get(profile)
+            if obj is not None and self.abandoned is None:
+                bound = CheckContext(f"{profile}.declarations", self.run_settings).bind(obj)
+                try:
+                    if profile == "engine":
+                        modes = bound.descriptor().fetch_modes
+                        self._declared[profile] = [str(getattr(m, "value", m)) for m in modes]
+                    else:
+                        self._declared[profile] = list(bound.capabilities().to_wire())
+                except Exception:
+                    pass  # the declaration checks report why
+        return self._declared[profile]
 
     def checks(self) -> list[Check]:
         """The checks of the asked profiles, in catalogue order."""
@@ -132,18 +179,48 @@ class KitRun:
         entry.reason = redact_text(entry.reason, self.secrets)
         return entry
 
-    def close(self) -> None:
-        """Shut the run's providers down (`shutdown` is idempotent by contract), then
-        release the driver."""
-        for obj in self.objects.values():
+    def close(self) -> list[CheckEntry]:
+        """Shut the run's profile objects down, each under the time limit (once; never
+        after the run was abandoned), then release the driver. An inconclusive entry
+        (`provider.shutdown`) for each shutdown that ran past the limit; a shutdown that
+        raises is not the verdict's business (`shutdown` is idempotent by contract)."""
+        if self._closed or self.abandoned is not None:
+            self.release()
+            return []
+        self._closed = True
+        hung: list[CheckEntry] = []
+        for profile, obj in self.objects.items():
+            self.declared(profile)  # the report asks for them after the driver is shut
             shutdown = getattr(obj, "shutdown", None)
-            if callable(shutdown):
-                with contextlib.suppress(Exception):
-                    # A failing shutdown must not hide the verdict already reached.
-                    shutdown()
-        if self.driver.release is not None:
-            with contextlib.suppress(Exception):
-                self.driver.release()
+            if not callable(shutdown):
+                continue
+            entry_id = f"{profile}.shutdown"
+            try:
+                run_within(self.settings.timeout, shutdown, label="shutdown()", check_id=entry_id)
+            except TimeLimitExceeded as exc:
+                reason = str(Inconclusive(entry_id, "shutdown()", exc.reason))
+                hung.append(
+                    CheckEntry(
+                        id=entry_id,
+                        profile="engine" if profile == "engine" else "provider",
+                        outcome="inconclusive",
+                        reason=reason,
+                        calls=1,
+                        clause="contract-reference A2 (shutdown releases resources)",
+                    )
+                )
+            except (Exception, SystemExit):
+                pass
+        self.release()
+        return hung
+
+    def release(self) -> None:
+        """Let the driver stop what it started (`Driver.release`), once, under the time
+        limit; also when the run is abandoned."""
+        release, self._release = self._release, None
+        if release is not None:
+            with contextlib.suppress(Exception, TimeLimitExceeded):
+                run_within(self.settings.timeout, release, label="release()")
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
@@ -168,14 +245,12 @@ class KitRun:
     def fetch_modes(self, chk: Check) -> list[str | None]:
         """The fetch modes a check runs once for: each declared one for a `per_mode` check
         of an engine that declares some, else a single unparametrised run."""
-        engine = self.objects.get("engine")
-        if not chk.per_mode or engine is None:
+        if not chk.per_mode or "engine" not in self.objects:
             return [None]
-        declared = [str(getattr(m, "value", m)) for m in engine.descriptor().fetch_modes]
-        return list(declared) or [None]
+        return list(self.declared("engine") or []) or [None]
 
     def run_check(self, chk: Check, fetch_mode: str | None = None) -> CheckResult:
-        """Run one check, then apply its waiver and redact credentials from its reason."""
+        """Run one check, then apply its waiver."""
         item_id = chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]"
         if chk.profile not in self.objects:
             reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
@@ -186,9 +261,9 @@ class KitRun:
             result = run_one(
                 chk, self.objects[chk.profile], self.run_settings, self.nonce, fetch_mode
             )
-        result = self._waive(chk.id, result)
-        result.reason = redact_text(result.reason, self.secrets)
-        return result
+        # The reason is redacted where the driver's words enter it, never as a whole:
+        # the kit's own words (`recall(blank)`) stay as they are.
+        return self._waive(chk.id, result)
 
     def _waive(self, check_id: str, result: CheckResult) -> CheckResult:
         waiver = self.waivers.get(check_id)
@@ -239,6 +314,12 @@ class KitRun:
         ]
         for name, info in sorted(report.profiles.items()):
             lines.append(f"  {name}: level {info.level}")
+        if self.abandoned is not None:
+            hung = self.abandoned
+            lines.append(
+                f"  the run was abandoned at {hung.check_id}: {hung.label} ran past the "
+                f"{hung.limit:g} s limit and could not be interrupted; checks after it did not run"
+            )
         for entry in report.checks:
             if entry.id in FUZZ_TARGETS and entry.outcome == "passed":
                 # The seed is what reproduces a random run: always shown.
@@ -266,14 +347,11 @@ def _profile_info(run: KitRun, profile: Profile, entries: list[CheckEntry]) -> P
     # A check parametrised by fetch mode counts once it ran for some mode.
     level = level_of(entries, retains) if expected <= ran else "none"
     info = ProfileInfo(level=level, retains=retains, constraints=run.driver.constraints.describe())
-    obj = run.objects.get(profile)
-    try:
-        if obj is not None and profile == "engine":
-            info.fetch_modes = [str(getattr(m, "value", m)) for m in obj.descriptor().fetch_modes]
-        if obj is not None and profile == "provider":
-            info.capabilities = list(obj.capabilities().to_wire())
-    except Exception as exc:  # the report must still be written
-        info.capabilities = info.capabilities or [f"(unreadable: {type(exc).__name__})"]
+    declared = run.declared(profile)
+    if profile == "engine":
+        info.fetch_modes = declared
+    else:
+        info.capabilities = declared
     return info
 
 

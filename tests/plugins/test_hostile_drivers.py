@@ -1,0 +1,139 @@
+"""The plugin against drivers that fight it: the time limit holds and a run that must be
+abandoned still ends with its report; wrong types are one failure each."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance.checks.catalogue import checks_for
+from conformance.report import Report
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = "tests.plugins.hostile_drivers"
+PATIENCE = 120
+"""Seconds a subprocess run may take before the test calls it hung."""
+
+
+def report_of(path: Path) -> Report:
+    return Report.model_validate(json.loads(path.read_text()))
+
+
+def run_subprocess(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[pytest.RunResult, float]:
+    # A run that must be abandoned ends its process: it runs in one of its own.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(*args, timeout=PATIENCE)
+    return result, time.monotonic() - started
+
+
+@pytest.mark.parametrize("driver", ["SwallowsTheAlarm", "IgnoresTheAlarm"])
+def test_a_call_the_driver_will_not_let_go_is_abandoned_with_a_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, driver: str
+) -> None:
+    result, took = run_subprocess(
+        pytester,
+        monkeypatch,
+        f"--driver={HOSTILE}:{driver}",
+        "--profile=provider",
+        "--driver-timeout=0.5",
+        "--conformance-report=r.json",
+        "--junitxml=j.xml",
+        "-p",
+        "no:randomly",
+    )
+    assert took < 60
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = report_of(pytester.path / "r.json")
+    hung = [c for c in report.checks if c.outcome == "inconclusive"]
+    assert len(hung) == 1, [(c.id, c.outcome) for c in report.checks]
+    assert "at namespaces()" in hung[0].reason and "the run was abandoned" in hung[0].reason
+    assert report.summary.verdict == "inconclusive"
+    assert report.profiles["provider"].level == "none"
+    assert {c.outcome for c in report.checks if c is not hung[0]} == {"passed", "skipped"}
+    junit = (pytester.path / "j.xml").read_text()
+    assert f"{hung[0].id}" in junit and "INCONCLUSIVE" in junit
+    result.stdout.fnmatch_lines(
+        [
+            "*tinymemory conformance of*: inconclusive*",
+            f"*abandoned at {hung[0].id}: namespaces() *",
+        ]
+    )
+
+
+def test_under_xdist_the_controller_reports_the_abandoned_checks(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, took = run_subprocess(
+        pytester,
+        monkeypatch,
+        f"--driver={HOSTILE}:SwallowsTheAlarm",
+        "--profile=provider",
+        "--driver-timeout=0.5",
+        "--conformance-report=r.json",
+        "-n",
+        "2",
+    )
+    assert took < 90
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = report_of(pytester.path / "r.json")
+    got = {c.id: c.outcome for c in report.checks}
+    # Every check reached the report; the two that list namespaces hung their worker.
+    assert set(got) == {c.id for c in checks_for("provider")}
+    hung = {k for k, v in got.items() if v == "inconclusive"}
+    assert hung == {"provider.list_filters_narrow", "provider.namespaces_preserve_their_section"}
+    assert set(got.values()) == {"passed", "skipped", "inconclusive"}
+    assert report.summary.verdict == "inconclusive"
+
+
+def test_a_shutdown_that_blocks_the_event_loop_is_inconclusive(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, took = run_subprocess(
+        pytester,
+        monkeypatch,
+        f"--driver={HOSTILE}:BlocksItsLoopInShutdown",
+        "--profile=provider",
+        "--driver-timeout=0.5",
+        "--conformance-report=r.json",
+        "--junitxml=j.xml",
+    )
+    assert took < 60
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = report_of(pytester.path / "r.json")
+    got = {c.id: c for c in report.checks}
+    assert got["provider.shutdown"].outcome == "inconclusive"
+    assert "shutdown()" in got["provider.shutdown"].reason
+    assert "0.5 s limit" in got["provider.shutdown"].reason
+    assert report.summary.verdict == "inconclusive"
+    assert "provider.shutdown" in (pytester.path / "j.xml").read_text()
+
+
+def test_a_wrong_return_type_is_one_short_failure_per_check(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        f"--driver={HOSTILE}:DescriptorAsDict",
+        "--profile=engine",
+        "--conformance-report=r.json",
+    )
+    output = result.stdout.str()
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    assert len(output.splitlines()) < 400
+    report = report_of(pytester.path / "r.json")
+    assert {c.id for c in report.checks} == {c.id for c in checks_for("engine")}
+    failed = [c for c in report.checks if c.outcome == "failed"]
+    assert failed
+    for entry in failed:
+        assert "at descriptor(): expected an EngineDescriptor; got a dict" in entry.reason
+
+
+def test_a_coroutine_from_a_plain_method_asks_for_async_def(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(f"--driver={HOSTILE}:FetchReturnsACoroutine", "--profile=engine")
+    result.stdout.fnmatch_lines(
+        ["*at fetch(*expected a FetchPage; got a coroutine*declare it `async def`*"]
+    )
+    assert "never awaited" not in result.stdout.str()
