@@ -134,23 +134,25 @@ def abandon_handler(handler: AbandonHandler) -> Iterator[None]:
 # -- interrupting a thread ------------------------------------------------------------
 
 
-def _async_exc_setter() -> tuple[Callable[[int], object], Callable[[int], object]] | None:
-    # CPython's API to raise an exception in another thread; absent elsewhere (PyPy).
-    try:
-        import ctypes
+def _async_exc_functions() -> tuple[Callable[[int, object], int], Callable[[int, None], int]]:
+    # CPython's API to raise an exception in another thread (absent elsewhere, PyPy): one
+    # entry point that raises, one that clears (a NULL exception).
+    import ctypes
 
-        raw = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    except (ImportError, AttributeError):
-        return None
-    address = ctypes.cast(raw, ctypes.c_void_p).value
+    address = ctypes.cast(ctypes.pythonapi.PyThreadState_SetAsyncExc, ctypes.c_void_p).value
     if address is None:
-        return None
+        raise AttributeError("PyThreadState_SetAsyncExc")
     raise_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(address)
     clear_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(address)
-    return (lambda ident: raise_in(ident, CallExpired)), (lambda ident: clear_in(ident, None))
+    return raise_in, clear_in
 
 
-_ASYNC = _async_exc_setter()
+try:
+    _RAISE_IN, _CLEAR_IN = _async_exc_functions()
+    _HAS_ASYNC = True
+except (ImportError, AttributeError):  # pragma: no cover - CPython always has it
+    _HAS_ASYNC = False
+
 _HAS_ALARM: Final = hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
 
 
@@ -215,15 +217,10 @@ class _Watchdog:
                 self._wake.notify()
             return key
 
-    def settle(self, key: int, watch: _Watch) -> None:
-        """The call is over: nothing more is sent to it, and a pending interrupt is dropped."""
-        watch.settled = True
-        # Interrupts are sent holding the lock and only to unsettled calls: once the lock
-        # is taken here, none is in flight, and none will come.
+    def remove(self, key: int) -> None:
+        """Forget a watch (its call is over and the watch settled)."""
         with self._lock:
             self._watches.pop(key, None)
-            if watch.expired and _ASYNC is not None:
-                _ASYNC[1](watch.thread_id)
 
     def main_thread_expired(self) -> bool:
         """Whether a call on the main thread is past its limit and not yet over."""
@@ -252,31 +249,40 @@ class _Watchdog:
                     self._wake.wait(None if wake == math.inf else max(wake - now, 0.001))
                     continue
             for watch in stuck:
-                _handler(
-                    HungCall(
-                        label=watch.label,
-                        check_id=watch.check_id,
-                        limit=watch.limit,
-                        grace=watch.grace,
-                        thread=watch.thread_name,
-                    )
+                hung = HungCall(
+                    label=watch.label,
+                    check_id=watch.check_id,
+                    limit=watch.limit,
+                    grace=watch.grace,
+                    thread=watch.thread_name,
                 )
+                try:
+                    _handler(hung)
+                except BaseException:
+                    # A handler that fails must not end the watchdog: the process ends.
+                    _default_abandon(hung)
 
 
 def _interrupt(watch: _Watch) -> None:
     # SIGALRM reaches a main thread blocked in a system call; the kit's handler raises
     # there. A driver may have replaced the handler (or be on another thread): then the
     # exception is set on the thread, to be raised at its next Python instruction.
+    # `settled` is read right before each send, with no Python call in between, so the
+    # GIL cannot pass to the calling thread while it is closing the watch (see run_within).
     global _alarm_sent
     if watch.main and _HAS_ALARM and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        if watch.settled:
+            return
         _alarm_sent = True
         try:
             signal.pthread_kill(watch.thread_id, signal.SIGALRM)
             return
         except (OSError, ValueError):
             _alarm_sent = False
-    if _ASYNC is not None:
-        _ASYNC[0](watch.thread_id)
+    if _HAS_ASYNC:
+        if watch.settled:
+            return
+        _RAISE_IN(watch.thread_id, CallExpired)
 
 
 _watchdog = _Watchdog()
@@ -347,28 +353,29 @@ def run_within(
     watch = _Watch(label, check_id, limit, grace_period(limit) if grace is None else grace)
     handler = _AlarmHandler()
     key = _watchdog.add(watch)
+    # Once `settled` is set, nothing more is sent to the call: it is set before any other
+    # call is made (a Python call is where a pending interrupt would be raised), and an
+    # interrupt already pending is dropped by the C call that clears it.
     try:
-        try:
-            result = fn(*args, **kw)
-        finally:
-            _finish(key, watch, handler)
+        result = fn(*args, **kw)
     except BaseException:
+        watch.settled = True
+        if watch.expired and _HAS_ASYNC:
+            _CLEAR_IN(watch.thread_id, None)
+        _close(key, handler)
         if watch.expired:
             # Whatever the driver made of the interrupt, the call ran past its limit.
             raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit") from None
         raise
+    watch.settled = True
+    if watch.expired and _HAS_ASYNC:
+        _CLEAR_IN(watch.thread_id, None)
+    _close(key, handler)
     if watch.expired:
         raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit")
     return result
 
 
-def _finish(key: int, watch: _Watch, handler: _AlarmHandler) -> None:
-    # An interrupt may land while the call is being closed: each step is safe to repeat,
-    # and once the watch is settled nothing more is sent.
-    while True:
-        try:
-            _watchdog.settle(key, watch)
-            handler.restore()
-            return
-        except CallExpired:
-            continue
+def _close(key: int, handler: _AlarmHandler) -> None:
+    _watchdog.remove(key)
+    handler.restore()

@@ -25,7 +25,7 @@ from plugins.secrecy import RedactingStream
 if TYPE_CHECKING:
     from plugins.run import KitRun
 
-__all__ = ["HARD_STOP", "Abandonment"]
+__all__ = ["HARD_STOP", "Abandonment", "report_entry"]
 
 HARD_STOP = 30.0
 """Seconds the report may take to write before the process ends without it."""
@@ -55,7 +55,8 @@ class Abandonment:
         if item is not None:
             item.ihook.pytest_runtest_logreport(report=self._report(item, hung))
         else:
-            self._say(f"{hung.check_id or 'the run'}: {hung.label}: {hung.reason}")
+            # Outside any check (reading the driver's declarations, shutting it down).
+            report_entry(self.config, self.run, self.entry(hung.check_id or "run", hung))
         if not hasattr(self.config, "workerinput") and self.session is not None:
             # The session ends here, as it would have: JUnit XML, the report, the summary.
             self.session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -114,7 +115,8 @@ class Abandonment:
         check_id = name.partition("[")[0]
         chk = next((c for c in self.run.checks() if c.id == check_id), None)
         target = next((t for t in self.run.fuzz_targets() if t.id == check_id), None)
-        profile: Any = chk.profile if chk else target.profile if target else "provider"
+        named = "engine" if check_id.startswith(("engine.", "fuzz.engine.")) else "provider"
+        profile: Any = chk.profile if chk else target.profile if target else named
         return CheckEntry(
             id=name,
             profile=profile,
@@ -126,7 +128,20 @@ class Abandonment:
             optional=bool(chk and chk.needs),
         )
 
-    def _say(self, text: str) -> None:
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line(f"tinymemory: {text}", red=True)
+
+def report_entry(config: pytest.Config, run: KitRun, entry: CheckEntry) -> None:
+    """Report `entry`, which belongs to no collected item, as if a check had ended with
+    it: on the terminal, in JUnit XML, in the report, and from an xdist worker to the
+    controller."""
+    nodeid = f"tinymemory/{run.driver.name}::{entry.id}"
+    message = f"{entry.outcome.upper()}: {entry.reason}"
+    report = pytest.TestReport(
+        nodeid=nodeid,
+        location=(nodeid, None, entry.id),
+        keywords={},
+        outcome="failed" if entry.outcome == "failed" else "skipped",
+        longrepr=message if entry.outcome == "failed" else cast(Any, (nodeid, None, message)),
+        when="call",
+        user_properties=[(PROPERTY, entry.model_dump())],
+    )
+    config.hook.pytest_runtest_logreport(report=report)

@@ -15,7 +15,7 @@ from conformance.checks.outcome import CheckResult
 from conformance.fuzz.runner import FuzzTarget
 from conformance.report import CheckEntry, to_markdown
 from conformance.time_limit import set_abandon_handler
-from plugins.abandon import Abandonment
+from plugins.abandon import Abandonment, report_entry
 from plugins.run import KitRun, build_report, entry_from_properties
 from plugins.secrecy import guard_terminal, redact_report
 
@@ -199,7 +199,7 @@ class RunHooks:
         known = {e.id for e in self.run.collected}
         for entry in self.run.close():
             if entry.id not in known:
-                self._report_entry(entry)
+                report_entry(self.config, self.run, entry)
         if hasattr(self.config, "workerinput"):
             return
         if any(e.outcome == "inconclusive" for e in self.run.collected) and session.exitstatus == 0:
@@ -212,19 +212,6 @@ class RunHooks:
             data = redactor.value(report.model_dump(mode="json"))
             path.write_text(json.dumps(data, indent=2) + "\n")
             path.with_suffix(".md").write_text(redactor.text(to_markdown(report)))
-
-    def _report_entry(self, entry: CheckEntry) -> None:
-        nodeid = f"tinymemory/{self.run.driver.name}::{entry.id}"
-        report = pytest.TestReport(
-            nodeid=nodeid,
-            location=(nodeid, None, entry.id),
-            keywords={},
-            outcome="skipped",
-            longrepr=cast(Any, (nodeid, None, f"INCONCLUSIVE: {entry.reason}")),
-            when="call",
-            user_properties=[(PROPERTY, entry.model_dump())],
-        )
-        self.config.hook.pytest_runtest_logreport(report=report)
 
     def pytest_unconfigure(self) -> None:
         self.run.close()

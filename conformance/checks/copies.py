@@ -60,7 +60,11 @@ def private_copy(value: Any) -> Any:
         return tuple(private_copy(v) for v in value)
     if kind is dict:
         return {k: private_copy(v) for k, v in value.items()}
-    return copy.deepcopy(value)
+    try:
+        return copy.deepcopy(value)
+    except Exception:
+        # What cannot be copied (an iterator, a lock) is passed as it is, unguarded.
+        return value
 
 
 def _copy_model(model: BaseModel) -> BaseModel:

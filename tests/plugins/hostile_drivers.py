@@ -124,10 +124,12 @@ def fails_to_build(options: dict[str, str]) -> Driver:
 
 
 class TagsTheCallersItem(ReferenceEngine):
-    """`store` adds a tag to the caller's item before storing it."""
+    """`store` adds a tag to the caller's item (once) before storing it: a check that
+    compares what it reads back against the request the driver edited sees no difference."""
 
     def store(self, item: StoreItem) -> StoreReceipt:
-        item.meta.tags.append("seen-by-driver")
+        if "seen-by-driver" not in item.meta.tags:
+            item.meta.tags.append("seen-by-driver")
         return super().store(item)
 
 
@@ -185,3 +187,12 @@ def reference_with_options(options: dict[str, str]) -> Driver:
     return Driver(
         name="configurable", engine=ReferenceEngine, provider=ReferenceProvider, options=options
     )
+
+
+class DescriptorHangs(ReferenceEngine):
+    """`descriptor` has `SIGALRM` ignored and blocks: the kit asks it before any check."""
+
+    def descriptor(self) -> EngineDescriptor:
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(HANG)
+        return super().descriptor()

@@ -137,3 +137,22 @@ def test_a_coroutine_from_a_plain_method_asks_for_async_def(pytester: pytest.Pyt
         ["*at fetch(*expected a FetchPage; got a coroutine*declare it `async def`*"]
     )
     assert "never awaited" not in result.stdout.str()
+
+
+def test_a_hang_before_any_check_still_ends_with_a_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, took = run_subprocess(
+        pytester,
+        monkeypatch,
+        f"--driver={HOSTILE}:DescriptorHangs",
+        "--profile=engine",
+        "--driver-timeout=0.5",
+        "--conformance-report=r.json",
+    )
+    assert took < 60
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = report_of(pytester.path / "r.json")
+    assert [(c.id, c.outcome) for c in report.checks] == [("engine.declarations", "inconclusive")]
+    assert "at descriptor()" in report.checks[0].reason
+    assert report.summary.verdict == "inconclusive"
