@@ -167,7 +167,9 @@ class RunHooks:
         # On the xdist controller this sees every worker's reports, so the report merges them.
         entry = entry_from_properties(report.user_properties)
         if entry is not None and report.when == "call":
-            self.run.collected.append(entry)
+            # Entries outside any check (a hung shutdown) may come from every worker.
+            if not any(e.id == entry.id for e in self.run.collected):
+                self.run.collected.append(entry)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
