@@ -165,11 +165,14 @@ class RunHooks:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # On the xdist controller this sees every worker's reports, so the report merges them.
+        # Entries outside any check (a hung shutdown) may come from every worker: once.
         entry = entry_from_properties(report.user_properties)
-        if entry is not None and report.when == "call":
-            # Entries outside any check (a hung shutdown) may come from every worker.
-            if not any(e.id == entry.id for e in self.run.collected):
-                self.run.collected.append(entry)
+        if (
+            entry is not None
+            and report.when == "call"
+            and not any(e.id == entry.id for e in self.run.collected)
+        ):
+            self.run.collected.append(entry)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
