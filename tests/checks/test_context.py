@@ -3,10 +3,12 @@ keeps of what it sends, and the types it accepts back."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -168,33 +170,35 @@ def test_a_call_that_cannot_be_interrupted_is_abandoned(method: str, where: str)
         assert time.monotonic() - started < 1.4  # released by the handler, not by time
 
 
-def test_a_foreign_alarm_during_a_call_reaches_its_own_handler() -> None:
+@contextlib.contextmanager
+def foreign_alarm(seconds: float) -> Iterator[list[int]]:
+    """A `SIGALRM` handler and timer of someone else's (pytest-timeout's, say): the list
+    counts the times it fired."""
     fired: list[int] = []
     previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
-        ctx = CheckContext("engine.health", RunSettings(timeout=5.0))
-        assert ctx.bind(Sleeper()).nap(0.3) == "rested"
-        assert fired == [1]
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield fired
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
+def test_a_foreign_alarm_during_a_call_reaches_its_own_handler() -> None:
+    with foreign_alarm(0.05) as fired:
+        ctx = CheckContext("engine.health", RunSettings(timeout=5.0))
+        assert ctx.bind(Sleeper()).nap(0.3) == "rested"
+        assert fired == [1]
+
+
 def test_a_timer_already_running_is_put_back() -> None:
-    fired: list[int] = []
-    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.5)
+    with foreign_alarm(0.5) as fired:
         ctx = CheckContext("engine.health", RunSettings(timeout=5.0))
         assert ctx.bind(Sleeper()).nap(0.05) == "rested"
         remaining, _ = signal.getitimer(signal.ITIMER_REAL)
         assert 0.2 < remaining <= 0.5
         time.sleep(0.6)
         assert fired == [1]
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 class Flaky:
