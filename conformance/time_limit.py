@@ -134,21 +134,20 @@ def abandon_handler(handler: AbandonHandler) -> Iterator[None]:
 # -- interrupting a thread ------------------------------------------------------------
 
 
-def _async_exc_functions() -> tuple[Callable[[int, object], int], Callable[[int, None], int]]:
-    # CPython's API to raise an exception in another thread (absent elsewhere, PyPy): one
-    # entry point that raises, one that clears (a NULL exception).
+def _async_exc_raiser() -> Callable[[int, object], int]:
+    # CPython's API to raise an exception in another thread (absent elsewhere, PyPy).
+    # It is never called to clear one: with a NULL exception CPython 3.11 leaves its
+    # "asynchronous exception pending" flag set for ever, which stalls the interpreter.
     import ctypes
 
     address = ctypes.cast(ctypes.pythonapi.PyThreadState_SetAsyncExc, ctypes.c_void_p).value
     if address is None:
         raise AttributeError("PyThreadState_SetAsyncExc")
-    raise_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(address)
-    clear_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(address)
-    return raise_in, clear_in
+    return ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(address)
 
 
 try:
-    _RAISE_IN, _CLEAR_IN = _async_exc_functions()
+    _RAISE_IN = _async_exc_raiser()
     _HAS_ASYNC = True
 except (ImportError, AttributeError):  # pragma: no cover - CPython always has it
     _HAS_ASYNC = False
@@ -353,27 +352,35 @@ def run_within(
     watch = _Watch(label, check_id, limit, grace_period(limit) if grace is None else grace)
     handler = _AlarmHandler()
     key = _watchdog.add(watch)
-    # Once `settled` is set, nothing more is sent to the call: it is set before any other
-    # call is made (a Python call is where a pending interrupt would be raised), and an
-    # interrupt already pending is dropped by the C call that clears it.
+    # Once `settled` is set, nothing more is sent to the call. It is set before any other
+    # call is made (a call is where a pending interrupt is raised); one sent before it is
+    # raised by `_drain` and dropped there.
     try:
         result = fn(*args, **kw)
     except BaseException:
         watch.settled = True
-        if watch.expired and _HAS_ASYNC:
-            _CLEAR_IN(watch.thread_id, None)
+        try:  # noqa: SIM105 - `contextlib.suppress` would run Python code before the try
+            _drain()
+        except CallExpired:
+            pass
         _close(key, handler)
         if watch.expired:
             # Whatever the driver made of the interrupt, the call ran past its limit.
             raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit") from None
         raise
     watch.settled = True
-    if watch.expired and _HAS_ASYNC:
-        _CLEAR_IN(watch.thread_id, None)
+    try:  # noqa: SIM105 - as above
+        _drain()
+    except CallExpired:
+        pass
     _close(key, handler)
     if watch.expired:
         raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit")
     return result
+
+
+def _drain() -> None:
+    """Nothing: entering it raises an interrupt still pending on this thread."""
 
 
 def _close(key: int, handler: _AlarmHandler) -> None:

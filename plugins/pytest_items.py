@@ -221,6 +221,8 @@ class RunHooks:
     def pytest_unconfigure(self) -> None:
         self.run.close()
         set_abandon_handler(self._previous_handler)
+        if self.abandonment.terminal is not None:
+            self.abandonment.terminal.forget_terminal()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):

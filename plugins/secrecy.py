@@ -49,6 +49,13 @@ class RedactingStream:
         self._terminal_fd = None
         return True
 
+    def forget_terminal(self) -> None:
+        """Close the copy of the terminal's descriptor (at the end of the session)."""
+        if self._terminal_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._terminal_fd)
+            self._terminal_fd = None
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.target, name)
 
