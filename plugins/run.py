@@ -316,9 +316,10 @@ class KitRun:
             lines.append(f"  {name}: level {info.level}")
         if self.abandoned is not None:
             hung = self.abandoned
+            after = "" if hung.check_id.endswith(".shutdown") else "; checks after it did not run"
             lines.append(
                 f"  the run was abandoned at {hung.check_id}: {hung.label} ran past the "
-                f"{hung.limit:g} s limit and could not be interrupted; checks after it did not run"
+                f"{hung.limit:g} s limit and could not be interrupted{after}"
             )
         for entry in report.checks:
             if entry.id in FUZZ_TARGETS and entry.outcome == "passed":

@@ -370,7 +370,9 @@ class RecordingProxy:
     `"documents"`), so each answer is checked against that method's return type.
     """
 
-    def __init__(self, target: Any, ctx: CheckContext, prefix: str, face: str | None) -> None:
+    def __init__(
+        self, target: Any, ctx: CheckContext, prefix: str, face: str | None = None
+    ) -> None:
         self._target = target
         self._ctx = ctx
         self._prefix = prefix

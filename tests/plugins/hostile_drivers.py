@@ -61,6 +61,14 @@ class BlocksItsLoopInShutdown(AsyncOver):
         time.sleep(HANG)
 
 
+class ShutdownIgnoresTheAlarm(ReferenceProvider):
+    """`shutdown` has `SIGALRM` ignored and blocks: it hangs after every check has run."""
+
+    def shutdown(self) -> None:
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(HANG)
+
+
 class BlocksItsLoop(AsyncOver):
     """An async provider whose `namespaces` blocks the event loop for `seconds`."""
 

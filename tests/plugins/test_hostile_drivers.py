@@ -80,12 +80,11 @@ def test_under_xdist_the_controller_reports_the_abandoned_checks(
     assert report.summary.verdict == "inconclusive"
 
 
-def test_a_shutdown_that_blocks_the_event_loop_is_inconclusive(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("driver", ["BlocksItsLoopInShutdown", "ShutdownIgnoresTheAlarm"])
+def test_a_shutdown_that_hangs_is_inconclusive(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, driver: str
 ) -> None:
-    _, report = run_hostile(
-        pytester, monkeypatch, "BlocksItsLoopInShutdown", "provider", "--junitxml=j.xml"
-    )
+    _, report = run_hostile(pytester, monkeypatch, driver, "provider", "--junitxml=j.xml")
     got = {c.id: c for c in report.checks}
     assert got["provider.shutdown"].outcome == "inconclusive"
     assert "shutdown()" in got["provider.shutdown"].reason
