@@ -141,6 +141,8 @@ class RunHooks:
         self.abandonment.item = None
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        if getattr(report, "tinymemory_abandoned", False):
+            return "", "", ""
         entry = entry_from_properties(report.user_properties)
         if entry is None or report.when != "call":
             return None
@@ -180,8 +182,10 @@ class RunHooks:
         # worker reported the check inconclusive first; otherwise the check failed.
         name = crashitem.rpartition("::")[2]
         if any(e.id == name for e in self.run.collected):
+            # Already reported, inconclusive: the crash itself is not counted again.
             report.outcome = "skipped"
             report.longrepr = (crashitem, None, "INCONCLUSIVE: the kit ended the worker (above)")
+            report.tinymemory_abandoned = True
             return
         check_id = name.partition("[")[0]
         chk = next((c for c in self.run.checks() if c.id == check_id), None)

