@@ -9,6 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from conformance.driver import is_async
+from conformance.time_limit import TimeLimitExceeded
 
 if TYPE_CHECKING:
     import asyncio
@@ -33,11 +34,65 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` on the kit's background loop and wait for its result."""
+class LoopBlocked(TimeLimitExceeded):
+    """An async call could not start: the event loop is still blocked by an earlier call
+    that ran past its time limit."""
+
+
+_WAIT_SLICE = 0.05
+"""Seconds the caller waits on an async call between two chances to be interrupted."""
+
+_blocked_by: tuple[threading.Event, str] | None = None
+"""When a call ran past its limit and the loop has not answered since: a probe the loop
+sets once it runs again, and the call that overran."""
+
+
+def _loop_answers() -> None:
+    # A loop still blocked by a call that ran past its limit would make every later call
+    # wait out the limit too: they end at once instead, naming the call that blocks it.
+    global _blocked_by
+    blocked = _blocked_by
+    if blocked is None:
+        return
+    probe, culprit = blocked
+    if probe.wait(_WAIT_SLICE):
+        _blocked_by = None
+        return
+    raise LoopBlocked(
+        f"the driver's event loop has not run since {culprit} overran its time limit "
+        f"(a coroutine blocks the loop)"
+    )
+
+
+def run_coroutine(coro: Coroutine[Any, Any, T], label: str = "an async call") -> T:
+    """Run `coro` on the kit's background loop and wait for its result.
+
+    The wait wakes every few milliseconds, so the calling thread can be interrupted by
+    the time limit on any thread; an interrupted call is cancelled on the loop.
+    """
     import asyncio
 
-    return asyncio.run_coroutine_threadsafe(coro, _background_loop()).result()
+    global _blocked_by
+    loop = _background_loop()
+    try:
+        _loop_answers()
+    except LoopBlocked:
+        coro.close()
+        raise
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    try:
+        while not done.wait(_WAIT_SLICE):
+            pass
+    except BaseException:
+        if not future.done():
+            future.cancel()
+            probe = threading.Event()
+            loop.call_soon_threadsafe(probe.set)
+            _blocked_by = (probe, label)
+        raise
+    return future.result()
 
 
 class SyncFace:
@@ -84,7 +139,7 @@ def _blocking(method: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
         try:
-            return run_coroutine(_carrying(method(*args, **kwargs)))
+            return run_coroutine(_carrying(method(*args, **kwargs)), f"{method.__name__}()")
         except _Carried as carried:
             # Raised where the driver was called: an outcome of the check that called.
             raise carried.error from None

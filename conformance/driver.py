@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from conformance.constraints import Constraints
+from conformance.redaction import Redactor, redact_options
 
 Profile = Literal["engine", "provider"]
 PROFILES: tuple[Profile, ...] = ("engine", "provider")
@@ -100,6 +101,24 @@ class Driver:
     release: Callable[[], None] | None = None
     """Called once when a run is done with the driver, to stop what it started (the
     processes of an `exec:` driver); the objects it made are not used afterwards."""
+    secret_options: frozenset[str] = frozenset()
+    """Names of options that are credentials though their names do not say so (a
+    `region_token` is recognised anyway; an `endpoint` carrying a key is not): their
+    values are kept out of every output like those of `api_key` or `password`."""
+
+    def __repr__(self) -> str:
+        # The options are shown with credentials redacted: a traceback that prints the
+        # driver must not print its key.
+        shown = redact_options(self.options, self.secret_options)
+        return (
+            f"Driver(name={self.name!r}, profiles={sorted(self.profiles)}, "
+            f"distribution={self.distribution!r}, version={self.version!r}, options={shown!r})"
+        )
+
+    @property
+    def redactor(self) -> Redactor:
+        """The credentials among this driver's options."""
+        return Redactor.from_options(self.options, self.secret_options)
 
     @property
     def profiles(self) -> frozenset[Profile]:
@@ -124,9 +143,10 @@ class Driver:
         except DriverError:
             raise
         except Exception as exc:
-            raise DriverError(
-                f"driver `{self.name}` failed to build its {profile}: {type(exc).__name__}: {exc}"
-            ) from exc
+            cause = self.redactor.text(f"{type(exc).__name__}: {exc}")
+            error = DriverError(f"driver `{self.name}` failed to build its {profile}: {cause}")
+            # A cause that names a credential stays out of every traceback.
+            raise error from (exc if cause == f"{type(exc).__name__}: {exc}" else None)
         missing = missing_methods(obj, profile)
         if missing:
             raise DriverError(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+# The redaction rules live in their own module; they are part of this module's API too.
+from conformance.redaction import REDACTED as REDACTED
+from conformance.redaction import is_credential_key as is_credential_key
+from conformance.redaction import redact_options as redact_options
+from conformance.redaction import redact_text as redact_text
+from conformance.redaction import secret_values as secret_values
 
 SCHEMA = "tinymemory-conformance/report"
 SCHEMA_VERSION = 2
@@ -21,34 +27,6 @@ ErrorKind = Literal[
 
 GOOD_OUTCOMES: tuple[OutcomeName, ...] = ("passed", "skipped", "waived")
 """The outcomes a run may pass with."""
-
-# Option keys that name a credential: their values never reach a report or a message.
-_CREDENTIAL_KEY = re.compile(
-    r"(key|token|secret|password|passwd|credential|auth|bearer|private|signature|dsn)", re.I
-)
-REDACTED = "[REDACTED]"
-
-
-def is_credential_key(key: str) -> bool:
-    """Whether an option key looks like it names a credential."""
-    return bool(_CREDENTIAL_KEY.search(key))
-
-
-def secret_values(options: Mapping[str, str]) -> tuple[str, ...]:
-    """The values of the credential-like options (empty values excluded)."""
-    return tuple(v for k, v in options.items() if is_credential_key(k) and v)
-
-
-def redact_options(options: Mapping[str, str]) -> dict[str, str]:
-    """`options` with every credential-like value replaced by `[REDACTED]`."""
-    return {k: (REDACTED if is_credential_key(k) else v) for k, v in options.items()}
-
-
-def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every occurrence of a secret value replaced by `[REDACTED]`."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
 
 
 class Repeats(BaseModel):

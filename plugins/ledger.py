@@ -28,8 +28,6 @@ from conformance.report import (
     RunError,
     level_of,
     redact_options,
-    redact_text,
-    secret_values,
     summarise,
 )
 from plugins.run import ProcessFacts
@@ -124,7 +122,6 @@ class Ledger:
 
     def errors(self) -> list[RunError]:
         """Why the run has no full verdict, the gravest first."""
-        secrets = secret_values(self.driver.options)
         errors: list[RunError] = []
         for facts in self.facts:
             if facts.build_error is not None:
@@ -166,7 +163,8 @@ class Ledger:
                     "(a -k or -m expression, or --deselect, left none)",
                 )
             )
-        return [e.model_copy(update={"message": redact_text(e.message, secrets)}) for e in errors]
+        redactor = self.driver.redactor
+        return [e.model_copy(update={"message": redactor.text(e.message)}) for e in errors]
 
     def report(self, *, finished: bool = True) -> Report:
         """The report of the run; with `finished=False`, the one written when it starts,
@@ -196,7 +194,7 @@ class Ledger:
                 name=self.driver.name,
                 distribution=self.driver.distribution,
                 version=self.driver.version,
-                options=redact_options(self.settings.driver_options),
+                options=redact_options(self.settings.driver_options, self.driver.secret_options),
             ),
             errors=errors,
             profiles=profiles,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
@@ -13,10 +14,13 @@ from conformance.checks.catalogue import Check
 from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import CheckEntry, OutcomeName, Report, verdict_lines
+from conformance.time_limit import HungCall, set_abandon_handler
+from plugins.abandon import Abandonment, report_entry
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
 from plugins.report_file import write_report
 from plugins.run import KitRun
+from plugins.secrecy import guard_terminal, redact_report
 from plugins.xdist_support import FACTS_KEY, Role, item_id_of
 
 PROPERTY = "tinymemory"
@@ -166,6 +170,8 @@ class RunHooks:
         self.role = role
         self.watch = watch
         self.suite = suite_nodeid(run)
+        self.abandonment = Abandonment(run, config)
+        self._previous_handler = set_abandon_handler(self.abandonment)
 
     @property
     def reports(self) -> bool:
@@ -184,6 +190,21 @@ class RunHooks:
             lines.append(f"tinymemory: each check runs {self.run.settings.repeat} times")
         return lines
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.abandonment.session = session
+        # Capture is off at this point: the guard keeps a copy of the terminal itself.
+        self.abandonment.terminal = guard_terminal(self.config, self.run.redactor)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        # What the abandon handler reports, should a call of this item hang.
+        kit_item = isinstance(item, CheckItem | FuzzItem)
+        self.abandonment.item = item if kit_item else None
+        self.abandonment.started = time.perf_counter()
+
+    def pytest_runtest_logfinish(self) -> None:
+        self.abandonment.item = None
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.role == "main":
@@ -192,6 +213,8 @@ class RunHooks:
             )
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        if getattr(report, "tinymemory_abandoned", False):
+            return "", "", ""
         entry = entry_from_properties(getattr(report, "user_properties", ()))
         if entry is None or report.when != "call":
             return None
@@ -209,6 +232,9 @@ class RunHooks:
         # Point a skip at the check, not at the line of the kit that raised it.
         if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
             report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
+        # What the driver printed, and any raw traceback, reach the terminal, JUnit XML
+        # and the xdist controller only through this report.
+        redact_report(report, self.run.redactor)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -238,6 +264,11 @@ class RunHooks:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # First, so JUnit XML sees it: the driver is shut down before the verdict is
+        # reached, as a shutdown that hangs is part of it. An xdist worker reports that
+        # to the controller like a check.
+        for entry in self.run.close():
+            report_entry(self.config, self.run, entry)
         if self.role == "worker":
             workeroutput: dict[str, Any] = getattr(self.config, "workeroutput", {})
             workeroutput[FACTS_KEY] = self.run.facts.to_wire()
@@ -249,6 +280,9 @@ class RunHooks:
         stop = session.shouldstop or session.shouldfail
         if stop and not self.ledger.stopped:
             self.ledger.stopped = str(stop)
+        hung = self.run.abandoned
+        if hung is not None and not self.ledger.stopped:
+            self.ledger.stopped = abandoned_line(hung)
         report = self.ledger.report()
         self.final = report
         if report.summary.verdict != "pass" and session.exitstatus == pytest.ExitCode.OK:
@@ -256,7 +290,7 @@ class RunHooks:
         path = self.run.settings.report
         if path is not None:
             try:
-                write_report(path, report)
+                write_report(path, report, self.run.redactor)
             except OSError as exc:
                 print(f"tinymemory: cannot write the report to {path}: {exc}", file=sys.stderr)
                 if session.exitstatus == pytest.ExitCode.OK:
@@ -267,6 +301,9 @@ class RunHooks:
             self.run.close()
         finally:
             self.watch.stop()
+            set_abandon_handler(self._previous_handler)
+            if self.abandonment.terminal is not None:
+                self.abandonment.terminal.forget_terminal()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         report: Report | None = getattr(self, "final", None)
@@ -280,6 +317,15 @@ def _longrepr_text(report: pytest.TestReport) -> str:
     if isinstance(report.longrepr, tuple):
         return str(report.longrepr[2])
     return str(report.longreprtext or report.longrepr)
+
+
+def abandoned_line(hung: HungCall) -> str:
+    """Why a run was given up: the call that could not be interrupted."""
+    after = "" if hung.check_id.endswith(".shutdown") else "; checks after it did not run"
+    return (
+        f"the run was abandoned at {hung.check_id}: {hung.label} ran past the "
+        f"{hung.limit:g} s limit and could not be interrupted{after}"
+    )
 
 
 def summary_lines(report: Report, path: Path | None) -> list[str]:

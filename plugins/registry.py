@@ -13,6 +13,7 @@ import pluggy
 
 from conformance.driver import Driver, DriverError, detect_profile, reject_options
 from conformance.interrupts import from_user
+from conformance.redaction import Redactor
 from plugins import hookspecs
 
 EXEC_PREFIX = "exec:"
@@ -49,16 +50,26 @@ def available_drivers() -> list[DriverInfo]:
 
 def resolve_driver(spec: str, options: Mapping[str, str] | None = None) -> Driver:
     """The driver named by an entry-point name, a `module:attr` spec, or `exec:COMMAND`
-    (a process speaking the driver protocol, docs/protocol.md)."""
-    opts = dict(options or {})
-    if spec.startswith(EXEC_PREFIX):
-        # Imported on use: only a run over the protocol pays for it.
-        from conformance.protocol.client import exec_driver
+    (a process speaking the driver protocol, docs/protocol.md).
 
-        return exec_driver(spec[len(EXEC_PREFIX) :], opts)
-    if ":" in spec:
-        return _from_object_spec(spec, opts)
-    return _from_entry_point(spec, opts)
+    A `DriverError` never carries the value of a credential option (a driver that fails
+    to build often quotes the key it was given).
+    """
+    opts = dict(options or {})
+    try:
+        if spec.startswith(EXEC_PREFIX):
+            # Imported on use: only a run over the protocol pays for it.
+            from conformance.protocol.client import exec_driver
+
+            return exec_driver(spec[len(EXEC_PREFIX) :], opts)
+        if ":" in spec:
+            return _from_object_spec(spec, opts)
+        return _from_entry_point(spec, opts)
+    except DriverError as exc:
+        shown = Redactor.from_options(opts).text(str(exc))
+        if shown == str(exc):
+            raise
+        raise type(exc)(shown) from None
 
 
 def _from_entry_point(name: str, options: dict[str, str]) -> Driver:

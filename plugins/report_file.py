@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from conformance.redaction import Redactor
 from conformance.report import Report, to_markdown
 
 
@@ -20,9 +21,11 @@ def _replace(path: Path, text: str) -> None:
         partial.unlink(missing_ok=True)
 
 
-def write_report(path: Path, report: Report) -> None:
-    """Write `report` as JSON to `path` and as Markdown beside it (`.md`); `OSError` when
-    either cannot be written."""
+def write_report(path: Path, report: Report, redactor: Redactor | None = None) -> None:
+    """Write `report` as JSON to `path` and as Markdown beside it (`.md`), every
+    credential of `redactor` redacted; `OSError` when either cannot be written."""
+    shown = redactor or Redactor()
     path.parent.mkdir(parents=True, exist_ok=True)
-    _replace(path, json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-    _replace(path.with_suffix(".md"), to_markdown(report))
+    data = shown.value(report.model_dump(mode="json"))
+    _replace(path, json.dumps(data, indent=2) + "\n")
+    _replace(path.with_suffix(".md"), shown.text(to_markdown(report)))

@@ -27,7 +27,9 @@ from conformance.checks.seeds import derive_seed, seeded_nonces
 from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
 from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
 from conformance.interrupts import from_user
-from conformance.report import CheckEntry, Repeats, redact_text, secret_values
+from conformance.redaction import Redactor, is_credential_key
+from conformance.report import CheckEntry, Repeats
+from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.registry import resolve_driver
 from plugins.replay import replay_command
 from plugins.settings import KitSettings
@@ -76,11 +78,17 @@ class KitRun:
     objects: dict[str, Any] = field(default_factory=dict)
     facts: ProcessFacts = field(init=False)
     today: dt.date = field(default_factory=dt.date.today)
+    abandoned: HungCall | None = None
+    """Set when a driver call could not be interrupted and the run was given up: the
+    driver is never called again."""
     _retains: dict[str, bool] = field(default_factory=dict)
     _facts_read: bool = False
+    _closed: bool = False
+    _release: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self.facts = ProcessFacts(self.worker)
+        self._release = self.driver.release
 
     @classmethod
     def resolve(
@@ -101,33 +109,53 @@ class KitRun:
         return cls(settings=settings, driver=driver, waivers=waivers, seed=seed, worker=worker)
 
     def build(self) -> None:
-        """Build each asked profile the driver offers; a failure is kept in `facts` and
-        raised as `DriverError` naming this process."""
+        """Build each asked profile the driver offers, each under the time limit (a
+        factory that hangs is an error); a failure is kept in `facts` and raised as
+        `DriverError` naming this process."""
         try:
             for profile in self.settings.profiles():
                 if profile in self.driver.profiles:
-                    self.objects[profile] = as_sync(self.driver.make(profile))
+                    made = run_within(
+                        self.settings.timeout,
+                        self.driver.make,
+                        (profile,),
+                        label=f"building the {profile}",
+                    )
+                    self.objects[profile] = as_sync(made)
         except BaseException as exc:
             if from_user(exc):
                 raise
-            shown = str(exc) if isinstance(exc, DriverError) else f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, TimeLimitExceeded):
+                shown = f"driver `{self.driver.name}`: building: {exc.reason}"
+            elif isinstance(exc, DriverError):
+                shown = str(exc)
+            else:
+                shown = f"{type(exc).__name__}: {exc}"
             self.objects.clear()
-            self.facts.build_error = redact_text(shown, self.secrets)
+            self.facts.build_error = self.redactor.text(shown)
             raise DriverError(self.facts.build_error) from exc
 
     @property
+    def redactor(self) -> Redactor:
+        """The driver's credentials, kept out of every output of the run."""
+        return self.driver.redactor
+
+    @property
     def secrets(self) -> tuple[str, ...]:
-        """The values of the driver's credential-like options."""
-        return secret_values(self.driver.options)
+        """The values of the driver's credential options that are searched for in text."""
+        return self.redactor.values
 
     def run_settings(self, seed: int | None = None) -> RunSettings:
         """How each driver call is made (with `seed`, the seed of one run of a check)."""
         s = self.settings
+        declared = self.driver.secret_options
         return RunSettings(
             timeout=s.timeout,
             retries=s.retries,
             backoff=s.backoff,
-            secrets=self.secrets,
+            credentials={
+                k: v for k, v in self.driver.options.items() if is_credential_key(k, declared)
+            },
             constraints=self.driver.constraints,
             seed=self.seed if seed is None else seed,
         )
@@ -150,7 +178,7 @@ class KitRun:
         A driver error here is a collection-time error: it is kept in `facts` (the
         report lists it), never raised.
         """
-        if self._facts_read:
+        if self._facts_read or self.abandoned is not None:
             return self.facts
         self._facts_read = True
         engine, provider = self.objects.get("engine"), self.objects.get("provider")
@@ -171,9 +199,8 @@ class KitRun:
         except Exception as exc:
             detail = getattr(exc, "got", None) or getattr(exc, "reason", None) or str(exc)
             self.facts.collection_errors.append(
-                redact_text(
-                    f"{profile}.{label} failed while the checks were collected: {detail}",
-                    self.secrets,
+                self.redactor.text(
+                    f"{profile}.{label} failed while the checks were collected: {detail}"
                 )
             )
             return None
@@ -181,6 +208,54 @@ class KitRun:
     def _process_nonce(self) -> str:
         # Per-process work has its own stream, keyed by the worker: workers never share it.
         return new_nonce(self.seed, f"process/{self.worker}")
+
+    def close(self) -> list[CheckEntry]:
+        """Shut the run's profile objects down, each under the time limit (once; never
+        after the run was abandoned), then release the driver. An inconclusive entry
+        (`provider.shutdown`) for each shutdown that ran past the limit; a shutdown that
+        raises is not the verdict's business (`shutdown` is idempotent by contract)."""
+        if self._closed or self.abandoned is not None:
+            self.release()
+            return []
+        self._closed = True
+        self.read_facts()  # the report asks for them after the driver is shut
+        hung: list[CheckEntry] = []
+        for profile, obj in self.objects.items():
+            shutdown = getattr(obj, "shutdown", None)
+            if not callable(shutdown):
+                continue
+            entry_id = f"{profile}.shutdown"
+            try:
+                run_within(self.settings.timeout, shutdown, label="shutdown()", check_id=entry_id)
+            except TimeLimitExceeded as exc:
+                reason = str(Inconclusive(entry_id, "shutdown()", exc.reason))
+                hung.append(
+                    CheckEntry(
+                        id=entry_id,
+                        profile="engine" if profile == "engine" else "provider",
+                        outcome="inconclusive",
+                        reason=reason,
+                        calls=1,
+                        clause="contract-reference A2 (shutdown releases resources)",
+                    )
+                )
+            except BaseException as exc:
+                # A failing shutdown must not hide the verdict already reached.
+                if from_user(exc):
+                    raise
+        self.release()
+        return hung
+
+    def release(self) -> None:
+        """Let the driver stop what it started (`Driver.release`), once, under the time
+        limit; also when the run is abandoned."""
+        release, self._release = self._release, None
+        if release is not None:
+            try:
+                run_within(self.settings.timeout, release, label="release()")
+            except BaseException as exc:
+                if from_user(exc):
+                    raise
 
     def fetch_modes(self, chk: Check) -> list[str | None]:
         """The fetch modes a check runs once for: each declared one for a `per_mode` check
@@ -230,17 +305,18 @@ class KitRun:
                     id=item_id,
                     outcome="failed",
                     reason=f"conformance check `{chk.id}` ended with "
-                    f"{type(exc).__qualname__}: {exc}",
+                    f"{type(exc).__qualname__}: {self.redactor.text(str(exc))}",
                 )
 
     def run_check(self, chk: Check, fetch_mode: str | None = None) -> tuple[CheckEntry, str]:
-        """Run one check (`--conformance-repeat` times), apply its waiver and redact
-        credentials; its report entry and the command that replays its (first) failure."""
+        """Run one check (`--conformance-repeat` times) and apply its waiver; its report
+        entry and the command that replays its (first) failure."""
         seeds = repeat_seeds(self.seed, self.settings.repeat)
         results = [self._run_once(chk, fetch_mode, s) for s in seeds]
         result, repeats = combine(results, seeds)
+        # The reason is redacted where the driver's words enter it, never as a whole:
+        # the kit's own words (`recall(blank)`) stay as they are.
         result = self._waive(chk.id, result)
-        result.reason = redact_text(result.reason, self.secrets)
         entry = CheckEntry(
             id=result.id,
             profile=chk.profile,
@@ -336,27 +412,8 @@ class KitRun:
                 )
                 entry.calls = fuzz_calls(report)
         entry.duration = round(time.perf_counter() - started, 6)
-        entry.reason = redact_text(entry.reason, self.secrets)
+        entry.reason = self.redactor.text(entry.reason)
         return entry, replay
-
-    def close(self) -> None:
-        """Shut the run's providers down (`shutdown` is idempotent by contract), then
-        release the driver."""
-        for obj in self.objects.values():
-            shutdown = getattr(obj, "shutdown", None)
-            if callable(shutdown):
-                try:
-                    shutdown()
-                except BaseException as exc:
-                    # A failing shutdown must not hide the verdict already reached.
-                    if from_user(exc):
-                        raise
-        if self.driver.release is not None:
-            try:
-                self.driver.release()
-            except BaseException as exc:
-                if from_user(exc):
-                    raise
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""

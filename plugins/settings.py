@@ -12,9 +12,11 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from conformance.redaction import redact_options
 
 if sys.version_info >= (3, 11):  # noqa: UP036 - tomli stays the fallback the package declares
     import tomllib
@@ -59,6 +61,16 @@ class KitSettings:
     def profiles(self) -> tuple[str, ...]:
         """The profiles asked for."""
         return ("engine", "provider") if self.profile == "all" else (self.profile,)
+
+    def __repr__(self) -> str:
+        # Credentials redacted: a traceback that prints the settings must not print a key.
+        shown = {
+            f.name: redact_options(self.driver_options)
+            if f.name == "driver_options"
+            else getattr(self, f.name)
+            for f in fields(self)
+        }
+        return f"KitSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     def options_for(self, worker: str) -> dict[str, str]:
         """The driver options with `{worker}` replaced by `worker` (`gw0`, or `main`)."""

@@ -68,6 +68,20 @@ class ControllerHooks:
         self.ledger.select(i for i in (item_id_of(n, self.suite) for n in ids) if i)
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        # A worker ended in the middle of a check. When the kit abandoned the check (a
+        # call it could not interrupt), the worker reported it inconclusive first: the
+        # crash is not counted again. Any other crash fails the check (the ledger).
+        item_id = item_id_of(crashitem, self.suite)
+        if item_id is None or item_id not in self.ledger.entries:
+            return
+        report.outcome = "skipped"
+        report.longrepr = (crashitem, None, "INCONCLUSIVE: the kit ended the worker (above)")
+        report.tinymemory_abandoned = True
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        self.ledger.crashed_workers.add(str(getattr(worker, "id", "?")))
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         from plugins.run import ProcessFacts
 

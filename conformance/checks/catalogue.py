@@ -93,7 +93,7 @@ def check(
                     id,
                     last,
                     "an answer of the contract's shape",
-                    f"{type(exc).__qualname__}: {exc}",
+                    context.redact(f"{type(exc).__qualname__}: {exc}"),
                 ) from exc
             failure = context.run_cleanups()
             if failure is not None:

@@ -6,24 +6,29 @@ import contextlib
 import itertools
 import os
 import re
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from conformance.bridge import as_sync
+from conformance.checks.copies import edits, private_copy
 from conformance.checks.evidence import compare_ids, field_differences, name_ids, show
 from conformance.checks.outcome import (
+    CheckSkipped,
     ConformanceFailure,
     DriverRaised,
     Inconclusive,
     PreconditionFailed,
 )
+from conformance.checks.returns import wrong_return
 from conformance.checks.seeds import nonce_for, seeded_nonce
 from conformance.constraints import Constraints
+from conformance.driver import detect_profile
 from conformance.interrupts import from_user
+from conformance.redaction import Redactor
+from conformance.time_limit import CallExpired as CallExpired
+from conformance.time_limit import TimeLimitExceeded, run_within
 
 _counter = itertools.count()
 _ROOT_PREFIX = "tinymemory-conformance"
@@ -37,12 +42,23 @@ class RunSettings:
     retries: int = 3
     backoff: float = 0.1
     backoff_max: float = 2.0
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    """Credential values given to the driver, without their option names."""
     constraints: Constraints = field(default_factory=Constraints)
     """What the driver declares it cannot take; checks narrow their inputs by it."""
     seed: int | None = None
     """The run seed: a context made without a nonce derives it from this and its check id,
     so the same seed writes under the same roots with the same markers."""
+    credentials: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The driver's credential options, by name: their values never reach a message, and
+    a leak is reported under the option's name."""
+    grace: float | None = None
+    """Seconds a call past `timeout` is interrupted before it is abandoned (default:
+    `conformance.time_limit.grace_period(timeout)`)."""
+
+    def redactor(self) -> Redactor:
+        """The credentials of this run (named ones, then the bare `secrets`)."""
+        return Redactor([*self.credentials.items(), *(("", v) for v in self.secrets)])
 
 
 def new_nonce(seed: int | None = None, key: str = "") -> str:
@@ -90,67 +106,6 @@ def _is_transient(error: BaseException) -> bool:
     return bool(probe()) if callable(probe) else False
 
 
-class CallExpired(BaseException):
-    """A driver call ran past its time limit.
-
-    A `BaseException`, so a driver's own `except Exception` cannot swallow it.
-    """
-
-
-def _alarm_available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-def _expire(signum: int, frame: object) -> None:
-    raise CallExpired
-
-
-def _call_with_alarm(
-    limit: float, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]
-) -> Any:
-    # The call runs on the calling thread, as a driver bound to its creating thread
-    # (an sqlite3 connection, say) requires; SIGALRM interrupts it when time is up.
-    # A timer someone else had running (pytest-timeout, say) is put back afterwards.
-    previous_handler = signal.signal(signal.SIGALRM, _expire)
-    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, limit)
-    started = time.monotonic()
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_handler)
-        if previous_delay > 0:
-            remaining = max(previous_delay - (time.monotonic() - started), 0.001)
-            signal.setitimer(signal.ITIMER_REAL, remaining, previous_interval)
-
-
-def _call_in_thread(
-    limit: float,
-    label: str,
-    fn: Callable[..., Any],
-    args: Sequence[Any],
-    kwargs: dict[str, Any],
-) -> Any:
-    # Off the main thread no signal can reach the call: it runs on a daemon thread,
-    # so a call that never returns cannot hold the process open.
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:
-            box["error"] = exc
-
-    worker = threading.Thread(target=target, name=f"tinymemory-call {label}", daemon=True)
-    worker.start()
-    worker.join(limit)
-    if worker.is_alive():
-        raise CallExpired
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
-
-
 class CheckContext:
     """Isolation and call accounting for one run of one check."""
 
@@ -180,26 +135,64 @@ class CheckContext:
         """Names the check gave the ids it holds (`p11`), used by every message."""
         self._expecting_refusal = 0
         self._cleanups: list[tuple[str, Callable[[], object]]] = []
+        self.redactor = self.settings.redactor()
+        """The run's credentials: kept out of every message this check writes."""
 
     # -- driver calls ---------------------------------------------------------------
 
     def bind(self, driver: Any) -> Any:
-        """A proxy of `driver` whose every call is counted, timed and attributed to this check."""
+        """A proxy of `driver` whose every call is counted, timed, given copies the kit
+        keeps, checked for the return type of its profile and attributed to this check."""
         if isinstance(driver, RecordingProxy):
             return driver
-        return RecordingProxy(as_sync(driver), self, "")
+        return RecordingProxy(as_sync(driver), self, "", detect_profile(driver))
 
     def invoke(self, label: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Call `fn`, retrying transient errors; a driver exception becomes `DriverRaised`."""
+        """Call `fn` under the run's policy (see `call`)."""
+        return self.call(label, fn, args, kwargs)
+
+    def call(
+        self,
+        label: str,
+        fn: Callable[..., Any],
+        args: Sequence[Any] = (),
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        face: str | None = None,
+        method: str | None = None,
+    ) -> Any:
+        """One driver call under the run's policy; its answer, or the check's verdict.
+
+        The driver gets copies of `args`; an edit to them fails the check at this call.
+        The call runs on this thread under the time limit (past it: `Inconclusive`);
+        a transient error (`Unavailable`) is retried with backoff and counted; any other
+        exception of the driver's becomes `DriverRaised`, its message redacted. With
+        `face` (`"engine"`, `"provider"`, `"documents"`) and `method`, the answer must be
+        of the type that method returns.
+        """
+        kept_kw = kwargs or {}
         attempt = 0
         while True:
             self.calls += 1
             self.call_log.append(label)
+            sent = [private_copy(a) for a in args]
+            sent_kw = {k: private_copy(v) for k, v in kept_kw.items()}
             try:
-                return self._within_time_limit(label, fn, args, kwargs)
-            except Inconclusive:
+                result = run_within(
+                    self.settings.timeout,
+                    fn,
+                    sent,
+                    sent_kw,
+                    label=label,
+                    check_id=self.check_id,
+                    grace=self.settings.grace,
+                )
+            except TimeLimitExceeded as exc:
+                raise Inconclusive(self.check_id, label, exc.reason) from None
+            except (ConformanceFailure, Inconclusive, CheckSkipped):
                 raise
-            except Exception as exc:
+            except (Exception, SystemExit, GeneratorExit) as exc:
+                self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
                 if not self._expecting_refusal and _is_refusal(exc):
                     self.refusals.append(label)
                 if _is_transient(exc):
@@ -216,31 +209,57 @@ class CheckContext:
                     raise Inconclusive(
                         self.check_id,
                         label,
-                        f"the driver stayed unavailable after {attempt} retries: {exc}",
+                        f"the driver stayed unavailable after {attempt} retries: "
+                        f"{self.redact(str(exc))}",
                     ) from exc
-                raise DriverRaised(self.check_id, label, exc) from exc
+                raise DriverRaised(self.check_id, label, exc, self.redact) from exc
             except BaseException as exc:
-                # SystemExit, GeneratorExit or a raised KeyboardInterrupt from driver code
-                # ends this check, not the run; the user's Ctrl-C and the kit's own
-                # time limit go on up.
+                # A KeyboardInterrupt or a BaseException of its own raised by driver code
+                # ends this check, not the run; the user's Ctrl-C and the kit's own time
+                # limit go on up.
                 if isinstance(exc, CallExpired) or from_user(exc):
                     raise
-                raise DriverRaised(self.check_id, label, exc) from exc
+                self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
+                raise DriverRaised(self.check_id, label, exc, self.redact) from exc
+            self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
+            if method is not None:
+                wrong = wrong_return(face, method, result)
+                if wrong is not None:
+                    self.fail(label, *wrong)
+            return result
 
-    def _within_time_limit(
-        self, label: str, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]
-    ) -> Any:
-        limit = self.settings.timeout
-        if limit is None:
-            return fn(*args, **kwargs)
+    def attempt(
+        self, label: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, BaseException | None]:
+        """A call where an error may be the right answer: `(answer, None)`, or
+        `(None, the driver's error)`. Time limit, retries, copies as in `call`; a refusal
+        here is not counted as refused valid input."""
         try:
-            if _alarm_available():
-                return _call_with_alarm(limit, fn, args, kwargs)
-            return _call_in_thread(limit, label, fn, args, kwargs)
-        except CallExpired:
-            raise Inconclusive(
-                self.check_id, label, f"the call ran past the {limit:g} s limit"
-            ) from None
+            with self.answer_or_refusal():
+                return self.call(label, fn, args, kwargs), None
+        except DriverRaised as raised:
+            return None, raised.error
+
+    def redact(self, text: str) -> str:
+        """`text` (from the driver) with every credential value replaced by `[REDACTED]`."""
+        return self.redactor.text(text)
+
+    def _no_edits(
+        self,
+        label: str,
+        fn: Callable[..., Any],
+        sent: Sequence[Any],
+        kept: Sequence[Any],
+        sent_kw: Mapping[str, Any],
+        kept_kw: Mapping[str, Any],
+    ) -> None:
+        changed = edits(fn, sent, kept, sent_kw, kept_kw)
+        if changed:
+            self.fail(
+                label,
+                "the driver to leave its arguments as the caller gave them",
+                "an edited argument: " + "; ".join(changed),
+            )
 
     def refused(
         self,
@@ -278,8 +297,9 @@ class CheckContext:
     # -- verdicts -------------------------------------------------------------------
 
     def fail(self, call: str, expected: str, got: str) -> NoReturn:
-        """Fail this check at `call`."""
-        raise ConformanceFailure(self.check_id, call, expected, got)
+        """Fail this check at `call`; `got` (the driver's side) is redacted, `call` and
+        `expected` (the kit's words) are not."""
+        raise ConformanceFailure(self.check_id, call, expected, self.redact(got))
 
     def abbreviate(self, text: str) -> str:
         """`text` with the run's root written `<root>` and its marker `<marker>`, and,
@@ -363,17 +383,24 @@ class CheckContext:
             except (ConformanceFailure, Inconclusive) as exc:
                 first = first or exc
             except Exception as exc:
-                first = first or DriverRaised(self.check_id, f"cleanup: {label}", exc)
+                first = first or DriverRaised(self.check_id, f"cleanup: {label}", exc, self.redact)
         return first
 
 
 class RecordingProxy:
-    """Forwards attribute access to a driver, routing every call through a `CheckContext`."""
+    """Forwards attribute access to a driver, routing every call through a `CheckContext`.
 
-    def __init__(self, target: Any, ctx: CheckContext, prefix: str) -> None:
+    `face` names what the target is (`"engine"`, `"provider"`, a family such as
+    `"documents"`), so each answer is checked against that method's return type.
+    """
+
+    def __init__(
+        self, target: Any, ctx: CheckContext, prefix: str, face: str | None = None
+    ) -> None:
         self._target = target
         self._ctx = ctx
         self._prefix = prefix
+        self._face = face
 
     @property
     def unwrapped(self) -> Any:
@@ -384,14 +411,14 @@ class RecordingProxy:
         attr = getattr(self._target, name)
         if not callable(attr):
             return attr
-        ctx, prefix = self._ctx, self._prefix
+        ctx, prefix, face = self._ctx, self._prefix, self._face
 
         def call(*args: Any, **kwargs: Any) -> Any:
             shown = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
             label = f"{prefix}{name}({', '.join(shown)})"
-            result = ctx.invoke(label, attr, *args, **kwargs)
+            result = ctx.call(label, attr, args, kwargs, face=face, method=name)
             if name.startswith("as_") and result is not None:
-                return RecordingProxy(as_sync(result), ctx, f"{name}().")
+                return RecordingProxy(as_sync(result), ctx, f"{name}().", name[3:])
             return result
 
         return call

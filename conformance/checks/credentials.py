@@ -10,10 +10,14 @@ from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import CheckSkipped, DriverRaised
 from conformance.engine import FetchMode, FetchRequest, ListRequest, MetaFilter, RecallRequest
+from conformance.redaction import MIN_SECRET_LENGTH
 
 
 def _assert_no_secret(ctx: CheckContext, calls: list[tuple[str, Callable[[], Any]]]) -> None:
-    """Run each call; neither its answer nor its error may carry a credential's value."""
+    """Run each call; neither its answer nor its error may carry a credential's value.
+
+    A leak is named by the option's name, never by its value.
+    """
     for label, call in calls:
         try:
             # These requests are malformed on purpose: a refusal is the expected answer.
@@ -21,19 +25,27 @@ def _assert_no_secret(ctx: CheckContext, calls: list[tuple[str, Callable[[], Any
                 texts = [str(call())]
         except DriverRaised as raised:
             texts = [str(raised.error), repr(raised.error)]
-        for text in texts:
-            for secret in ctx.settings.secrets:
-                ctx.require(
-                    secret not in text,
-                    label,
-                    "no credential in any message",
-                    "a message carrying the value of a credential option",
-                )
+        leaked = sorted({name for text in texts for name in ctx.redactor.found(text)})
+        ctx.require(
+            not leaked,
+            label,
+            "no credential in any message",
+            "a message carrying the value of "
+            + ", ".join(
+                f"the credential option `{name}`" if name else "a credential" for name in leaked
+            ),
+        )
 
 
 def _secrets(ctx: CheckContext) -> None:
-    if not ctx.settings.secrets:
-        raise CheckSkipped("no credential option given to the driver")
+    if ctx.redactor:
+        return
+    if ctx.settings.credentials or ctx.settings.secrets:
+        raise CheckSkipped(
+            f"the credential options given are too short to search for (under "
+            f"{MIN_SECRET_LENGTH} characters) or plain settings (true, none, ...)"
+        )
+    raise CheckSkipped("no credential option given to the driver")
 
 
 @check(

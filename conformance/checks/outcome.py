@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -24,15 +25,26 @@ class ConformanceFailure(AssertionError):
 
 
 class DriverRaised(ConformanceFailure):
-    """A call the check needed raised an exception of the driver's own."""
+    """A call the check needed raised an exception of the driver's own.
 
-    def __init__(self, check_id: str, call: str, error: BaseException) -> None:
+    `error` is the exception itself; the message shows it through `redact`, which keeps
+    a credential's value out of it.
+    """
+
+    def __init__(
+        self,
+        check_id: str,
+        call: str,
+        error: BaseException,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.error = error
+        text = f"{type(error).__qualname__}: {error}"
         super().__init__(
             check_id,
             call,
             "the call to succeed",
-            f"the driver raised {type(error).__qualname__}: {error}",
+            f"the driver raised {redact(text) if redact is not None else text}",
         )
 
 
