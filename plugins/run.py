@@ -183,19 +183,20 @@ class KitRun:
         self._facts_read = True
         engine, provider = self.objects.get("engine"), self.objects.get("provider")
         if engine is not None:
-            modes = self._declared("engine", "descriptor()", engine.descriptor)
+            modes = self._declared("engine", "descriptor", engine.descriptor)
             if modes is not None:
                 self.facts.fetch_modes = [str(getattr(m, "value", m)) for m in modes.fetch_modes]
         if provider is not None:
-            caps = self._declared("provider", "capabilities()", provider.capabilities)
+            caps = self._declared("provider", "capabilities", provider.capabilities)
             if caps is not None:
                 self.facts.capabilities = list(caps.to_wire())
         return self.facts
 
-    def _declared(self, profile: str, label: str, call: Callable[[], Any]) -> Any:
+    def _declared(self, profile: str, method: str, call: Callable[[], Any]) -> Any:
         ctx = CheckContext(f"{profile}.collection", self.run_settings(), self._process_nonce())
+        label = f"{method}()"
         try:
-            return ctx.invoke(label, call)
+            return ctx.call(label, call, face=profile, method=method)
         except Exception as exc:
             detail = getattr(exc, "got", None) or getattr(exc, "reason", None) or str(exc)
             self.facts.collection_errors.append(

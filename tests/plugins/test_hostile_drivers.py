@@ -52,14 +52,18 @@ def test_a_call_the_driver_will_not_let_go_is_abandoned_with_a_report(
     hung = [c for c in report.checks if c.outcome == "inconclusive"]
     assert len(hung) == 1, [(c.id, c.outcome) for c in report.checks]
     assert "at namespaces()" in hung[0].reason and "the run was abandoned" in hung[0].reason
-    assert report.summary.verdict == "inconclusive"
+    # The checks after it never ran: the run did not finish, so its verdict is `error`.
+    assert report.summary.verdict == "error"
     assert report.profiles["provider"].level == "none"
-    assert {c.outcome for c in report.checks if c is not hung[0]} == {"passed", "skipped"}
+    others = {c.outcome for c in report.checks if c is not hung[0]}
+    assert others <= {"passed", "skipped", "not run"} and "not run" in others
+    assert [e.kind for e in report.errors] == ["not run"]
+    assert f"abandoned at {hung[0].id}" in report.errors[0].message
     junit = (pytester.path / "j.xml").read_text()
     assert f"{hung[0].id}" in junit and "INCONCLUSIVE" in junit
     result.stdout.fnmatch_lines(
         [
-            "*tinymemory conformance of*: inconclusive*",
+            "*tinymemory conformance of*: error*",
             f"*abandoned at {hung[0].id}: namespaces() *",
         ]
     )
@@ -127,6 +131,6 @@ def test_a_hang_before_any_check_still_ends_with_a_report(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, report = run_hostile(pytester, monkeypatch, "DescriptorHangs", "engine")
-    assert [(c.id, c.outcome) for c in report.checks] == [("engine.declarations", "inconclusive")]
+    assert [(c.id, c.outcome) for c in report.checks] == [("engine.collection", "inconclusive")]
     assert "at descriptor()" in report.checks[0].reason
     assert report.summary.verdict == "inconclusive"

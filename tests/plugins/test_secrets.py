@@ -113,8 +113,8 @@ def test_keyword_all_is_not_a_credential_and_nothing_is_redacted() -> None:
         settings=KitSettings(driver="reference"),
         driver=Driver(name="reference", engine=ReferenceEngine, options={"keyword": "all"}),
         waivers={},
-        objects={},
-    ).run_settings
+        seed=1,
+    ).run_settings()
     assert settings.credentials == {}
     results = run_engine_suite(ReferenceEngine(), settings)
     entry = results["engine.no_credential_in_errors"]
