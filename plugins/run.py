@@ -21,8 +21,16 @@ from conformance.checks.outcome import (
     Inconclusive,
 )
 from conformance.checks.runner import retention
-from conformance.driver import Driver, Profile, ProfileNotOffered
-from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
+from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
+from conformance.fuzz.runner import (
+    FUZZ_TARGETS,
+    FuzzConfigError,
+    FuzzFailure,
+    FuzzInconclusive,
+    FuzzReport,
+    FuzzTarget,
+    run_fuzz,
+)
 from conformance.report import (
     CheckEntry,
     DriverInfo,
@@ -92,7 +100,8 @@ class KitRun:
         return [t for t in FUZZ_TARGETS.values() if t.profile in asked]
 
     def run_fuzz_target(self, target: FuzzTarget) -> CheckEntry:
-        """Fuzz the driver with one target; its report entry (the seed is in the reason)."""
+        """Fuzz a fresh instance of the driver with one target, under the run's call rules;
+        its report entry (the seed is in the reason; `calls` counts driver calls)."""
         entry = CheckEntry(
             id=target.id, profile=target.profile, outcome="passed", clause=target.clause
         )
@@ -106,28 +115,35 @@ class KitRun:
         # A CI run is derandomised, so the same commit fuzzes the same programs.
         derandomize = s.fuzz_seed is None and bool(os.environ.get("CI"))
         started = time.perf_counter()
+        report: FuzzReport | None = None
         try:
+            # The Driver, not the suite's instance: the fuzzer builds instances of its own.
             report = run_fuzz(
                 target.id,
-                self.objects[target.profile],
+                self.driver,
                 examples=s.fuzz_examples,
                 seed=s.fuzz_seed,
                 derandomize=derandomize,
                 repro_dir=s.fuzz_repro_dir,
                 driver_spec=s.driver,
                 driver_options=dict(self.driver.options),
-                config=self.driver.fuzz_configs.get(target.profile),
+                settings=self.run_settings,
             )
+        except FuzzFailure as failure:
+            # Its text carries the shrunk program, the seed and the regression test's path.
+            entry.outcome, entry.reason, report = "failed", str(failure), failure.report
+        except FuzzInconclusive as stop:
+            entry.outcome, entry.reason, report = "inconclusive", str(stop), stop.report
         except (ConformanceFailure, Inconclusive) as failure:
-            # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,
-            # the seed and the regression test's path.
-            entry.outcome, entry.reason = "failed", str(failure)
+            entry.outcome = "inconclusive" if isinstance(failure, Inconclusive) else "failed"
+            entry.reason = str(failure)
+        except (FuzzConfigError, DriverError) as error:
+            # A fuzz target that could not run is not passed.
+            entry.outcome, entry.reason = "failed", f"{target.id} could not run: {error}"
         else:
-            found = "derandomized" if report.seed is None else f"seed {report.seed}"
-            entry.reason = (
-                f"{report.runs} programs, {report.steps} steps, {found}, oracle {report.oracle}"
-            )
-            entry.calls = report.steps
+            entry.reason = report.summary()
+        if report is not None:
+            entry.calls, entry.retries = report.calls, report.retries
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = redact_text(entry.reason, self.secrets)
         return entry
