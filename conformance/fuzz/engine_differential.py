@@ -43,6 +43,7 @@ from conformance.engine import (
     FetchRequest,
     ForgetFilter,
     ForgetIds,
+    ForgetTarget,
     GetRequest,
     Hit,
     InvalidRequest,
@@ -434,29 +435,30 @@ class EngineDifferential(Differential):
         if not to_driver:
             ghost = self._ghost()
             to_driver, to_oracle = [ghost], [ghost]
-        before = set(self.expected)
-        want = self.oracle.forget(ForgetIds(ids=to_oracle))
-        self._forgotten(to_oracle, want.forgotten)
         shown = [*dict.fromkeys(handles), *["<unknown>"] * ghosts]
-        call = f"forget(ids=[{', '.join(shown)}])"
-        got = self.call(call, self.driver.forget, ForgetIds(ids=to_driver))
-        self.require(
-            got.forgotten == want.forgotten,
-            call,
-            f"forgotten={want.forgotten}",
-            f"forgotten={got.forgotten}",
+        self._forget(
+            f"forget(ids=[{', '.join(shown)}])",
+            ForgetIds(ids=to_driver),
+            ForgetIds(ids=to_oracle),
+            to_oracle,
         )
-        self._check_gone(call, sorted(before - set(self.expected)))
 
     @operation
     def forget_filter(self, filter: MetaFilter) -> None:
         """Forget what `filter` (within the run's workspace) admits; counts must agree."""
         scoped = self._scoped(filter)
+        target = ForgetFilter(filter=scoped)
+        self._forget(f"forget(filter={_show(scoped)})", target, target, self._admitted(scoped))
+
+    def _forget(
+        self, call: str, to_driver: ForgetTarget, to_oracle: ForgetTarget, named: Iterable[str]
+    ) -> None:
+        """Forget on both sides (`named`: what the oracle's target names): equal counts,
+        and none of what the oracle forgot left for `get` to find."""
         before = set(self.expected)
-        want = self.oracle.forget(ForgetFilter(filter=scoped))
-        self._forgotten(self._admitted(scoped), want.forgotten)
-        call = f"forget(filter={_show(scoped)})"
-        got = self.call(call, self.driver.forget, ForgetFilter(filter=scoped))
+        want = self.oracle.forget(to_oracle)
+        self._forgotten(named, want.forgotten)
+        got = self.call(call, self.driver.forget, to_driver)
         self.require(
             got.forgotten == want.forgotten,
             call,

@@ -123,13 +123,29 @@ def narrow_engine(config: EngineFuzzConfig, constraints: Constraints) -> Narrowe
     return Narrowed(narrowed, clean, notes)
 
 
-def _left_out(what: str, rule: str, dropped: list[str], pool: Sequence[str]) -> str:
-    shown = ", ".join(repr(value) for value in dropped[:4])
+def _pool_note(
+    what: str,
+    alphabet: str | None,
+    most: int | None,
+    unit: str,
+    pool: Sequence[str],
+    kept: Sequence[str],
+) -> list[str]:
+    """The note for a pool narrowed by an alphabet and a longest length, if either is set."""
+    rules: list[str] = []
+    if alphabet is not None:
+        rules.append(f"only the characters {alphabet!r}")
+    if most is not None:
+        rules.append(f"at most {most} {unit}")
+    if not rules:
+        return []
+    dropped = [value for value in pool if value not in kept]
+    shown = ", ".join(repr(value) for value in dropped[:4]) or "none"
     more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
-    return (
-        f"{what}: {rule} (leaves out {len(dropped)} of the {len(pool)} near-miss "
-        f"{what}, e.g. {shown}{more})"
-    )
+    return [
+        f"{what}: {' and '.join(rules)} (leaves out {len(dropped)} of the {len(pool)} "
+        f"near-miss {what}, e.g. {shown}{more})"
+    ]
 
 
 def narrow_provider(
@@ -153,14 +169,14 @@ def narrow_provider(
             "the fuzzer cannot write anywhere"
         )
     specs = [spec for spec in pools.PROVIDER_SPECS if admits_spec(spec)]
-    rules: list[str] = []
-    if constraints.namespace_alphabet is not None:
-        rules.append(f"only the characters {constraints.namespace_alphabet!r}")
-    if constraints.max_namespace_bytes is not None:
-        rules.append(f"at most {constraints.max_namespace_bytes} bytes with the run root")
-    if rules:
-        dropped = [spec for spec in pools.PROVIDER_SPECS if spec not in specs]
-        notes.append(_left_out("namespaces", " and ".join(rules), dropped, pools.PROVIDER_SPECS))
+    notes += _pool_note(
+        "namespaces",
+        constraints.namespace_alphabet,
+        constraints.max_namespace_bytes,
+        "bytes with the run root",
+        pools.PROVIDER_SPECS,
+        specs,
+    )
     keys = [key for key in pools.KEYS if constraints.admits_key(key)]
     key_alphabet = "".join(
         c
@@ -172,14 +188,9 @@ def narrow_provider(
             f"the driver's declared constraints ({'; '.join(constraints.describe())}) "
             "admit no entry key the fuzzer can make"
         )
-    key_rules: list[str] = []
-    if constraints.key_alphabet is not None:
-        key_rules.append(f"only the characters {constraints.key_alphabet!r}")
-    if constraints.max_key_length is not None:
-        key_rules.append(f"at most {constraints.max_key_length} characters")
-    if key_rules:
-        dropped = [key for key in pools.KEYS if key not in keys]
-        notes.append(_left_out("keys", " and ".join(key_rules), dropped, pools.KEYS))
+    notes += _pool_note(
+        "keys", constraints.key_alphabet, constraints.max_key_length, "characters", pools.KEYS, keys
+    )
     notes += _text_notes(constraints, "contents and queries")
     if not constraints.empty_content:
         notes.append("contents: never empty")
