@@ -123,20 +123,17 @@ def narrow_engine(config: EngineFuzzConfig, constraints: Constraints) -> Narrowe
     return Narrowed(narrowed, clean, notes)
 
 
-def _pool_note(
-    what: str,
-    alphabet: str | None,
-    most: int | None,
-    unit: str,
-    pool: Sequence[str],
-    kept: Sequence[str],
-) -> list[str]:
-    """The note for a pool narrowed by an alphabet and a longest length, if either is set."""
+def _rules(alphabet: str | None, most: int | None, unit: str) -> list[str]:
     rules: list[str] = []
     if alphabet is not None:
         rules.append(f"only the characters {alphabet!r}")
     if most is not None:
         rules.append(f"at most {most} {unit}")
+    return rules
+
+
+def _pool_note(what: str, rules: list[str], pool: Sequence[str], kept: Sequence[str]) -> list[str]:
+    """The note for a pool narrowed by `rules`, if there are any."""
     if not rules:
         return []
     dropped = [value for value in pool if value not in kept]
@@ -169,14 +166,12 @@ def narrow_provider(
             "the fuzzer cannot write anywhere"
         )
     specs = [spec for spec in pools.PROVIDER_SPECS if admits_spec(spec)]
-    notes += _pool_note(
-        "namespaces",
-        constraints.namespace_alphabet,
-        constraints.max_namespace_bytes,
-        "bytes with the run root",
-        pools.PROVIDER_SPECS,
-        specs,
+    rules = _rules(
+        constraints.namespace_alphabet, constraints.max_namespace_bytes, "bytes with the run root"
     )
+    if not constraints.empty_or_dot_segments:
+        rules.append("no empty or '.' segment")
+    notes += _pool_note("namespaces", rules, pools.PROVIDER_SPECS, specs)
     keys = [key for key in pools.KEYS if constraints.admits_key(key)]
     key_alphabet = "".join(
         c
@@ -188,9 +183,8 @@ def narrow_provider(
             f"the driver's declared constraints ({'; '.join(constraints.describe())}) "
             "admit no entry key the fuzzer can make"
         )
-    notes += _pool_note(
-        "keys", constraints.key_alphabet, constraints.max_key_length, "characters", pools.KEYS, keys
-    )
+    key_rules = _rules(constraints.key_alphabet, constraints.max_key_length, "characters")
+    notes += _pool_note("keys", key_rules, pools.KEYS, keys)
     notes += _text_notes(constraints, "contents and queries")
     if not constraints.empty_content:
         notes.append("contents: never empty")

@@ -124,9 +124,12 @@ PROVIDER_SCOPES: Final = (
     "ab/c",
     "a/b/c",
     "a/b.c/d",
+    "a//b",
+    "a/./b",
 )
 """Provider scope paths under the run root: prefix siblings, one of each character class
-the contract allows (`. _ @ + :` and upper case), and paths three and four deep."""
+the contract allows (`. _ @ + :` and upper case), an empty and a `.` segment (valid: only
+`..` is not), and paths three and four deep."""
 
 PROVIDER_SECTIONS: Final = ("learning", "conversation", "x_y")
 """Section prefixes of sectioned namespaces: two known ones and a custom one."""

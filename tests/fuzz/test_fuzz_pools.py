@@ -57,6 +57,7 @@ def test_provider_specs_are_valid_and_cover_every_character_class() -> None:
         Namespace.validate_name(spec.replace("~", ROOT))
     used = set("".join(pools.PROVIDER_SPECS))
     assert set("._@+:/-") <= used and any(c in string.ascii_uppercase for c in used)
+    assert {"~/a//b", "~/a/./b"} <= set(pools.PROVIDER_SPECS)
     # Three segments deep under the run root.
     assert max(spec.count("/") for spec in pools.PROVIDER_SPECS) >= 3
 
