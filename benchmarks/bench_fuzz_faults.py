@@ -9,7 +9,8 @@ end, explore ties in the wrong order, overlapping fetch pages, a `get` that repe
 an export cursor that skips at a page boundary, a namespace or key matched as a prefix,
 `min_score` ignored, taint lost after 20 writes) is fuzzed at the default budget under
 each seed; the table gives the time to the first failure (the search alone, before
-replaying and shrinking) or `MISSED`, with the median per driver. Then the reference,
+replaying and shrinking) and the program it came in (`2.1s/3`), or `MISSED`, with the
+median time per driver. Then the reference,
 null, sqlite and async drivers are fuzzed under the same seeds: each must pass.
 """
 
@@ -56,15 +57,16 @@ CLEAN: dict[str, tuple[str, Callable[[], Any]]] = {
 }
 
 
-def first_failure(target: str, driver: Any, seed: int) -> tuple[float | None, str]:
-    """Seconds the search took to its first failure (`None` if it passed), and the
-    failure's first line."""
+def first_failure(target: str, driver: Any, seed: int) -> tuple[float | None, int, str]:
+    """Seconds the search took to its first failure (`None` if it passed), the program
+    it failed in, and the failure's first line."""
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             run_fuzz(target, driver, seed=seed, shrink_calls=0)
     except FuzzFailure as failure:
-        return failure.report.time_to_failure, str(failure).splitlines()[0]
-    return None, ""
+        report = failure.report
+        return report.time_to_failure, report.runs, str(failure).splitlines()[0]
+    return None, 0, ""
 
 
 def main() -> None:
@@ -91,13 +93,13 @@ def main() -> None:
         times: list[float] = []
         cells: list[str] = []
         for seed in seeds:
-            found, message = first_failure(target, fault, seed)
+            found, program, message = first_failure(target, fault, seed)
             if found is None:
                 missed += 1
                 cells.append("MISSED")
             else:
                 times.append(found)
-                cells.append(f"{found:.1f}s")
+                cells.append(f"{found:.1f}s/{program}")
             if args.verbose and message:
                 print(f"    {fault.__name__} seed {seed}: {message}", file=sys.stderr)
         median = f"{statistics.median(times):.1f}s" if times else "-"

@@ -132,12 +132,12 @@ class EngineFuzzConfig:
     )
     """Items of one bulk `store_many` (at most 100, the contract's maximum)."""
     initial_bulk: st.SearchStrategy[int] = field(
-        default_factory=lambda: _sizes((7, 20, 40), (1, 80, MAX_STORE_MANY))
+        default_factory=lambda: _sizes((7, 20, 30), (1, 80, MAX_STORE_MANY))
     )
     """Items of the bulk every program starts with."""
     nodes: Sequence[Namespace] = pools.ENGINE_NODES
     """Nodes bulk items live at."""
-    max_items: int = 300
+    max_items: int = 200
     """No bulk is stored while the store holds this many items (the cost of every read
     of a store grows with it)."""
     max_batch: int = 4
@@ -221,11 +221,11 @@ class ProviderFuzzConfig:
     at teardown, a `forget`, so later bulks stay small; the large stores come from
     `initial_bulk`."""
     initial_bulk: st.SearchStrategy[int] = field(
-        default_factory=lambda: _sizes((10, 20, 30), (1, 100, 120))
+        default_factory=lambda: _sizes((12, 20, 26), (1, 100, 110))
     )
-    """Entries of the bulk every program starts with: tens, and one program in eleven
-    over a hundred."""
-    max_rows: int = 150
+    """Entries of the bulk every program starts with: twenty odd, and one program in
+    thirteen over a hundred."""
+    max_rows: int = 120
     """No bulk is put while the store holds this many rows (each costs a `store` and a
     `forget`)."""
     use_global: bool = True
@@ -236,7 +236,7 @@ class ProviderFuzzConfig:
     full_every: int = 8
     """Steps between two comparisons of every row (and once at the end); after every
     other step only the namespace the step touched is compared."""
-    max_pages: int = 4
+    max_pages: int = 3
     """Most pages one export reads at the drawn page size: past it the page size is raised."""
     forgets_per_export: int = 2
     """Most rows an export/import step forgets before importing them back."""

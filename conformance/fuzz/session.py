@@ -28,6 +28,7 @@ from conformance.checks.provider_support import provider_retains_writes
 from conformance.driver import Driver, Profile
 from conformance.fuzz.differential import Differential
 from conformance.fuzz.engine_differential import ENGINE_TARGET, EngineDifferential, engine_oracle
+from conformance.fuzz.narrowing import bulk_fit
 from conformance.fuzz.provider_differential import (
     PROVIDER_TARGET,
     ProviderDifferential,
@@ -97,15 +98,16 @@ class FuzzSession:
         full_every: int = 1,
         settings: RunSettings | None = None,
     ) -> FuzzSession:
-        """A session over `driver` (a `Driver`, from which a fresh instance is made, or
-        an engine or provider object), as a regression test opens one."""
+        """A session over `driver` (a `Driver`, from which a fresh instance is made and
+        whose declared constraints narrow bulk texts as in the run, or an engine or
+        provider object), as a regression test opens one."""
         profile = PROFILE_OF[target_id]
-        obj = driver.make(profile) if isinstance(driver, Driver) else driver
-        return cls(
-            target_id,
-            obj,
-            SessionOptions(settings=settings or RunSettings(), full_every=full_every),
-        )
+        fit = None
+        obj = driver
+        if isinstance(driver, Driver):
+            obj, fit = driver.make(profile), bulk_fit(profile, driver.constraints)
+        options = SessionOptions(settings=settings or RunSettings(), full_every=full_every, fit=fit)
+        return cls(target_id, obj, options)
 
     def _probe(self) -> bool:
         ctx = CheckContext(f"{self.target_id}.retention_probe", self.options.settings)
