@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from conformance.bridge import as_sync
 from conformance.checks.context import CheckContext
-from conformance.checks.evidence import show
+from conformance.checks.evidence import show, shown
 from conformance.checks.outcome import ConformanceFailure, DriverRaised, Inconclusive
 from conformance.fuzz.stats import ProgramStats
 from conformance.fuzz.steps import FailureSink, Step
@@ -135,9 +135,10 @@ class Differential:
         return text.replace(self.root, "~").replace(self.marker, "<marker>")
 
     def fail(self, call: str, expected: str, got: object) -> NoReturn:
-        """Fail at `call`; `got` is a message (a `str`) or a value shown as its `repr`."""
-        shown = got if isinstance(got, str) else show(got)
-        raise ConformanceFailure(self.check_id, self.rel(call), self.rel(expected), self.rel(shown))
+        """Fail at `call`; `got` is a message (a `str`) or a value shown as its `repr`
+        (root-relative before a long one is cut, so no cut leaves half a root behind)."""
+        said = self.rel(got) if isinstance(got, str) else show(shown(self.rel(repr(got))))
+        raise ConformanceFailure(self.check_id, self.rel(call), self.rel(expected), said)
 
     def require(self, condition: bool, call: str, expected: str, got: object) -> None:
         """Fail at `call` unless `condition` holds."""
