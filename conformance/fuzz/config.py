@@ -147,7 +147,7 @@ class EngineFuzzConfig:
     every other step only what the step touched is compared."""
     full_page: int = 100
     """The page size of the whole-store comparison."""
-    max_pages: int = 8
+    max_pages: int = 4
     """Most pages one list or fetch step reads: a list step's page size is raised when
     the filter admits more than this many pages' worth, a fetch stops reading."""
 

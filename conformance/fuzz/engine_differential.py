@@ -146,7 +146,7 @@ class EngineDifferential(Differential):
         *,
         retains: bool,
         full_page: int = 100,
-        max_pages: int = 8,
+        max_pages: int = 4,
         **common: Any,
     ) -> None:
         super().__init__(driver, oracle, retains=retains, **common)

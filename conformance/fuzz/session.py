@@ -58,7 +58,7 @@ class SessionOptions:
     """Steps between two whole-store comparisons (1 in a regression test)."""
     full_page: int = 100
     """Engine: the page size of the whole-store comparison."""
-    max_pages: int = 8
+    max_pages: int = 4
     """Engine: most pages one fetch step reads."""
     fit: Callable[[str], str] | None = None
     """Narrows bulk texts to the driver's declared constraints."""
