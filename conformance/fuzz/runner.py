@@ -66,7 +66,7 @@ __all__ = [
 DEFAULT_EXAMPLES: Final = 40
 """Examples (programs) per run unless `examples` says otherwise."""
 
-DEFAULT_STEPS: Final = 80
+DEFAULT_STEPS: Final = 64
 """Most steps of one program: long enough that the stores programs start with are
 read, paged, forgotten and exported many times over."""
 
