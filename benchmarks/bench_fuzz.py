@@ -1,16 +1,25 @@
-"""How fast the fuzzer steps, and where its time goes.
+"""What the fuzzer reaches and what it costs, per profile, at the default budget.
 
-    python benchmarks/bench_fuzz.py [EXAMPLES]
+    python benchmarks/bench_fuzz.py [--seeds 1,2,3] [--examples N] [--no-delay]
 
-For each profile it fuzzes the reference driver (seed fixed, default budget unless
-EXAMPLES is given) with both the driver under test and the oracle wrapped in a
-timing proxy, and prints steps per second and the share of wall time spent in the
-driver under test, in the oracle, in the kit's own comparisons and in hypothesis
-(drawing and shrinking programs).
+For each profile and seed it fuzzes the reference driver and prints:
+
+- steps per second, and the share of wall time spent in the driver under test, the
+  oracle, the kit's own comparisons and hypothesis (drawing programs);
+- driver calls per step (target: at most 3 on average);
+- the programs' peak store sizes: median and largest (targets: median at least 20,
+  some programs above 100);
+- the share of programs whose paged reads crossed a page boundary (list and fetch for
+  an engine, export for a provider; target: at least half);
+
+then the wall time of the same run against the reference with every driver call
+delayed 5 ms (`benchmarks/delayed_drivers.py`, a stand-in for a remote store; target:
+under 60 s per profile).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Callable
@@ -20,12 +29,17 @@ from typing import Any
 # Run as a script from a checkout, the package may not be installed: use the checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, run_fuzz
+from benchmarks.delayed_drivers import delayed
+from conformance import Driver
+from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzReport, run_fuzz
 from conformance.fuzz.differential import Differential
 from reference_driver.engine import ReferenceEngine
 from reference_driver.provider import ReferenceProvider
 
-SEED = 1
+PROFILES: dict[str, tuple[str, Callable[[], Any], tuple[str, ...]]] = {
+    "engine": (ENGINE_TARGET, ReferenceEngine, ("list", "fetch")),
+    "provider": (PROVIDER_TARGET, ReferenceProvider, ("export",)),
+}
 
 
 class Timed:
@@ -51,25 +65,38 @@ class Timed:
         return call
 
 
-def measure(target: str, make: Callable[[], Any], examples: int | None) -> dict[str, float]:
+def measure(profile: str, seed: int, examples: int | None) -> tuple[FuzzReport, dict[str, float]]:
+    """One run against the reference, with the time split by who spent it."""
+    target, make, _ = PROFILES[profile]
     driver_clock, oracle_clock, step_clock = [0.0], [0.0], [0.0]
     guarded = Differential.guarded
 
     def timed_guarded(self: Differential, body: Callable[[], Any]) -> Any:
-        # Every step, invariant check and teardown of a differential runs through here.
+        # Every step, comparison and teardown of a differential runs through here.
         started = time.perf_counter()
         try:
             return guarded(self, body)
         finally:
             step_clock[0] += time.perf_counter() - started
 
-    Differential.guarded = timed_guarded  # type: ignore[method-assign]
+    # Nested `guarded` calls (a comparison inside a step) must be timed once.
+    depth = [0]
+
+    def once(self: Differential, body: Callable[[], Any]) -> Any:
+        depth[0] += 1
+        try:
+            return timed_guarded(self, body) if depth[0] == 1 else guarded(self, body)
+        finally:
+            depth[0] -= 1
+
+    wrapped = Driver(name="timed-reference", **{profile: lambda: Timed(make(), driver_clock)})
+    Differential.guarded = once  # type: ignore[method-assign]
     try:
         started = time.perf_counter()
         report = run_fuzz(
             target,
-            Timed(make(), driver_clock),
-            seed=SEED,
+            wrapped,
+            seed=seed,
             examples=examples,
             oracle_factory=lambda: Timed(make(), oracle_clock),
         )
@@ -77,11 +104,8 @@ def measure(target: str, make: Callable[[], Any], examples: int | None) -> dict[
     finally:
         Differential.guarded = guarded  # type: ignore[method-assign]
     kit = step_clock[0] - driver_clock[0] - oracle_clock[0]
-    return {
-        "programs": report.runs,
-        "steps": report.steps,
+    return report, {
         "wall": wall,
-        "steps/s": report.steps / wall,
         "driver": driver_clock[0] / wall,
         "oracle": oracle_clock[0] / wall,
         "kit": kit / wall,
@@ -89,22 +113,60 @@ def measure(target: str, make: Callable[[], Any], examples: int | None) -> dict[
     }
 
 
+def delayed_wall(profile: str, seed: int, examples: int | None) -> tuple[float, float, FuzzReport]:
+    """Wall and CPU time of one run against the reference with every call delayed 5 ms."""
+    target = PROFILES[profile][0]
+    started, cpu = time.perf_counter(), time.process_time()
+    report = run_fuzz(target, delayed({"delay_ms": "5"}), seed=seed, examples=examples)
+    return time.perf_counter() - started, time.process_time() - cpu, report
+
+
 def main() -> None:
-    examples = int(sys.argv[1]) if len(sys.argv) > 1 else None
-    rows = [
-        ("provider", measure(PROVIDER_TARGET, ReferenceProvider, examples)),
-        ("engine", measure(ENGINE_TARGET, ReferenceEngine, examples)),
-    ]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
+    parser.add_argument("--examples", type=int, default=None, help="programs per run")
+    parser.add_argument("--no-delay", action="store_true", help="skip the 5 ms-per-call runs")
+    parser.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    profiles = list(PROFILES) if args.profile == "all" else [args.profile]
+    rows: list[tuple[str, int, FuzzReport, dict[str, float]]] = []
+    for profile in profiles:
+        for seed in seeds:
+            report, split = measure(profile, seed, args.examples)
+            rows.append((profile, seed, report, split))
     print()
     print(
-        f"{'profile':<10}{'programs':>9}{'steps':>7}{'wall s':>8}{'steps/s':>9}"
-        f"{'driver':>8}{'oracle':>8}{'kit':>7}{'hypothesis':>11}"
+        f"{'profile':<9}{'seed':>5}{'programs':>9}{'steps':>7}{'steps/s':>8}{'calls/step':>11}"
+        f"{'size med':>9}{'size max':>9}  {'crossing a page':<28}"
+        f"{'driver':>7}{'oracle':>7}{'kit':>6}{'hyp.':>6}"
     )
-    for name, row in rows:
+    for profile, seed, report, split in rows:
+        stats = report.stats
+        median, most = stats.peak_sizes()
+        reads = PROFILES[profile][2]
+        crossed = ", ".join(f"{read} {stats.crossing_share(read):.0%}" for read in reads)
         print(
-            f"{name:<10}{row['programs']:>9.0f}{row['steps']:>7.0f}{row['wall']:>8.2f}"
-            f"{row['steps/s']:>9.0f}{row['driver']:>8.0%}{row['oracle']:>8.0%}"
-            f"{row['kit']:>7.0%}{row['hypothesis']:>11.0%}"
+            f"{profile:<9}{seed:>5}{report.runs:>9}{report.steps:>7}"
+            f"{report.steps / split['wall']:>8.0f}{stats.calls_per_step():>11.2f}"
+            f"{median:>9g}{most:>9}  {crossed:<28}"
+            f"{split['driver']:>7.0%}{split['oracle']:>7.0%}{split['kit']:>6.0%}"
+            f"{split['hypothesis']:>6.0%}"
+        )
+    if args.no_delay:
+        return
+    print()
+    # On a loaded machine the wall time overstates the cost; the CPU time plus the calls'
+    # own 5 ms is what an idle machine would take.
+    print("every driver call delayed 5 ms (a remote store):")
+    for profile in profiles:
+        wall, cpu, report = delayed_wall(profile, seeds[0], args.examples)
+        idle = cpu + report.calls * 0.005
+        verdict = "under" if idle < 60 else "OVER"
+        print(
+            f"  {profile:<9} seed {seeds[0]}: {wall:6.1f} s wall ({cpu:.1f} s CPU + "
+            f"{report.calls} calls x 5 ms = {idle:.1f} s on an idle machine, {verdict} the "
+            f"60 s target), {report.runs} programs"
         )
 
 

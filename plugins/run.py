@@ -25,7 +25,15 @@ from conformance.checks.outcome import (
 from conformance.checks.runner import retention
 from conformance.checks.seeds import derive_seed, seeded_nonces
 from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
-from conformance.fuzz.runner import FUZZ_TARGETS, FuzzTarget, run_fuzz
+from conformance.fuzz.runner import (
+    FUZZ_TARGETS,
+    FuzzConfigError,
+    FuzzFailure,
+    FuzzInconclusive,
+    FuzzReport,
+    FuzzTarget,
+    run_fuzz,
+)
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
 from conformance.report import CheckEntry, Repeats
@@ -361,8 +369,9 @@ class KitRun:
         return result
 
     def run_fuzz_target(self, target: FuzzTarget) -> tuple[CheckEntry, str]:
-        """Fuzz the driver with one target; its report entry (the seed is in the reason)
-        and the command that replays it."""
+        """Fuzz fresh instances of the driver with one target, under the run's call rules;
+        its report entry (the seed is in the reason; `calls` counts driver calls) and the
+        command that replays it."""
         entry = CheckEntry(
             id=target.id, profile=target.profile, outcome="passed", clause=target.clause
         )
@@ -378,40 +387,43 @@ class KitRun:
         if seed is None:
             seed = derive_seed(self.seed, target.id) % (1 << FUZZ_SEED_BITS)
         started = time.perf_counter()
+        report: FuzzReport | None = None
         with seeded_nonces(self.seed, target.id):
             try:
+                # The Driver, not the suite's instance: the fuzzer builds instances of its own.
                 report = run_fuzz(
                     target.id,
-                    self.objects[target.profile],
+                    self.driver,
                     examples=s.fuzz_examples,
                     seed=seed,
                     repro_dir=s.fuzz_repro_dir,
                     driver_spec=s.driver,
                     driver_options=dict(self.driver.options),
-                    config=self.driver.fuzz_configs.get(target.profile),
+                    settings=self.run_settings(seed),
                 )
-            except Inconclusive as stopped:
-                entry.outcome, entry.reason = "inconclusive", str(stopped)
-            except ConformanceFailure as failure:
-                # FuzzFailure is a ConformanceFailure: its text carries the shrunk program,
-                # the seed and the regression test's path.
-                entry.outcome, entry.reason = "failed", str(failure)
-                entry.calls = fuzz_calls(getattr(failure, "report", None))
+            except FuzzFailure as failure:
+                # Its text carries the shrunk program, the seed and the regression test.
+                entry.outcome, entry.reason, report = "failed", str(failure), failure.report
+            except FuzzInconclusive as stop:
+                entry.outcome, entry.reason, report = "inconclusive", str(stop), stop.report
+            except (ConformanceFailure, Inconclusive) as failure:
+                entry.outcome = "inconclusive" if isinstance(failure, Inconclusive) else "failed"
+                entry.reason = str(failure)
             except BaseException as exc:
                 if from_user(exc):
                     raise
-                # A target that could not run has not passed.
+                # A fuzz target that could not run has not passed.
+                shown = (
+                    str(exc)
+                    if isinstance(exc, FuzzConfigError | DriverError)
+                    else f"{type(exc).__qualname__}: {exc}"
+                )
                 entry.outcome = "failed"
-                entry.reason = (
-                    f"fuzz target `{target.id}` could not run (seed {seed}): "
-                    f"{type(exc).__qualname__}: {exc}"
-                )
+                entry.reason = f"{target.id} could not run (seed {seed}): {shown}"
             else:
-                entry.reason = (
-                    f"{report.runs} programs, {report.steps} steps, seed {seed}, "
-                    f"oracle {report.oracle}"
-                )
-                entry.calls = fuzz_calls(report)
+                entry.reason = report.summary()
+        if report is not None:
+            entry.calls, entry.retries = report.calls, report.retries
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = self.redactor.text(entry.reason)
         return entry, replay
@@ -424,15 +436,6 @@ class KitRun:
                 f"profile, or it was not asked for"
             )
         return self.objects[profile]
-
-
-def fuzz_calls(report: object) -> int:
-    """The driver calls a fuzz run made (its steps where the fuzzer does not count calls)."""
-    for name in ("calls", "steps"):
-        value = getattr(report, name, None)
-        if isinstance(value, int):
-            return value
-    return 0
 
 
 def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, Repeats | None]:

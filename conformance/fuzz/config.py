@@ -1,61 +1,105 @@
 """What the fuzz machines draw from: one configuration per profile, every field tunable.
 
-A vendor whose store constrains values builds a narrower configuration, e.g.
-``ProviderFuzzConfig(keys=provider_keys(alphabet="abc", max_size=8))``, and passes it
-to ``run_fuzz(..., config=...)``. Defaults draw from small pools (a few namespaces,
-tags and metadata values) so that filters, replays and upserts collide often.
+Defaults draw names, paths, tags and times from the near-miss pools
+(`conformance.fuzz.pools`), grow the store in bulk (`conformance.fuzz.bulk`), and draw
+page sizes both small (1 to 3, so every read crosses pages) and large. A driver's
+declared `Constraints` narrow a configuration (`conformance.fuzz.narrowing`); a vendor
+may also pass a configuration of its own, e.g.
+``ProviderFuzzConfig(keys=provider_keys(alphabet="abc", max_size=8))``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Final
 
 from hypothesis import strategies as st
 
-from conformance.engine import MetaFilter, Reach, SegmentKind, StoreItem
+from conformance.engine import MetaFilter, Namespace, Reach, SegmentKind, StoreItem
+from conformance.engine.limits import MAX_BUCKETS, MAX_STORE_MANY
+from conformance.fuzz import pools
 from conformance.fuzz import strategies as fs
 from conformance.provider import MemoryCategory
 
-__all__ = ["ROOT_PLACEHOLDER", "EngineFuzzConfig", "ProviderFuzzConfig"]
+__all__ = [
+    "ROOT_PLACEHOLDER",
+    "EngineFuzzConfig",
+    "ProviderFuzzConfig",
+    "near_miss_keys",
+    "near_miss_namespaces",
+]
 
 ROOT_PLACEHOLDER: Final = "~"
 """Stands for the run's root in provider namespace specs (`learning:~/a` is written
 `learning:<root>/a`); `~` is never valid in a namespace, so it cannot be meant literally."""
 
-_VALUES: Final = st.sampled_from(["x", "y"])
-_TAGS: Final = st.sampled_from(["t1", "t2", "t3"])
-_MOMENTS: Final = st.sampled_from(
-    [
-        datetime(2001, 1, 1, tzinfo=UTC),
-        datetime(2010, 6, 1, 12, tzinfo=UTC),
-        datetime(2020, 12, 31, 23, 59, 59, tzinfo=UTC),
-    ]
-)
-_NODES: Final = fs.engine_namespaces(
-    kinds=(SegmentKind.AGENT, SegmentKind.TEAM), ids=st.sampled_from(["a", "b"]), max_depth=3
-)
-_TEXT: Final = fs.word_texts() | fs.non_blank_texts(max_size=12)
+
+def _values() -> st.SearchStrategy[str]:
+    return st.sampled_from(pools.VALUES)
 
 
-def _items() -> st.SearchStrategy[StoreItem]:
-    meta = fs.metas(namespaces=_NODES, values=_VALUES, tags=_TAGS, moments=_MOMENTS)
-    return fs.engine_items(text=_TEXT, meta=meta)
+def _nodes() -> st.SearchStrategy[Namespace]:
+    # Mostly the pool's prefix siblings and deep chains; sometimes any node of the same
+    # ids, so the machines are not limited to the pool's shapes.
+    drawn = fs.engine_namespaces(
+        kinds=(SegmentKind.AGENT, SegmentKind.TEAM),
+        ids=st.sampled_from(pools.SEGMENT_IDS),
+        max_depth=4,
+    )
+    return st.sampled_from(pools.ENGINE_NODES) | drawn
+
+
+def _texts() -> st.SearchStrategy[str]:
+    return fs.word_texts() | fs.non_blank_texts(max_size=12)
+
+
+def _items(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[StoreItem]:
+    meta = fs.metas(
+        namespaces=_nodes(),
+        values=_values(),
+        tags=st.sampled_from(pools.TAGS),
+        moments=st.sampled_from(pools.MOMENTS),
+        folders=st.sampled_from(pools.FOLDERS),
+        file_paths=st.sampled_from(pools.FILE_PATHS),
+        source_ids=st.sampled_from(pools.SOURCE_IDS),
+        turns=st.sampled_from(pools.TURNS),
+    )
+    return fs.engine_items(text=_texts() if text is None else text, meta=meta)
 
 
 def _invalid_items() -> st.SearchStrategy[StoreItem]:
-    return fs.invalid_engine_items(meta=fs.metas(namespaces=_NODES, values=_VALUES, tags=_TAGS))
+    return fs.invalid_engine_items(
+        meta=fs.metas(namespaces=_nodes(), values=_values(), tags=st.sampled_from(pools.TAGS))
+    )
 
 
 def _reaches() -> st.SearchStrategy[Reach]:
-    return fs.reaches(namespaces=_NODES)
+    return fs.reaches(namespaces=_nodes())
 
 
 def _filters() -> st.SearchStrategy[MetaFilter]:
     return fs.meta_filters(
-        reaches=st.none() | _reaches(), values=_VALUES, tags=_TAGS, moments=_MOMENTS
+        reaches=st.none() | _reaches(),
+        values=_values(),
+        tags=st.sampled_from(pools.TAGS),
+        moments=st.sampled_from(pools.BOUNDS),
+        folders=st.sampled_from(pools.FOLDER_FILTERS),
+        file_paths=st.sampled_from(pools.FILE_PATH_FILTERS),
+        source_ids=st.sampled_from(pools.SOURCE_IDS),
+        turns=st.sampled_from(pools.TURNS),
     )
+
+
+def _page_sizes() -> st.SearchStrategy[int]:
+    return st.integers(1, 3) | st.sampled_from([7, 50, 100, 1000])
+
+
+def _sizes(*bands: tuple[int, int, int]) -> st.SearchStrategy[int]:
+    """Sizes from `(weight, least, most)` bands, each band as likely as its weight; the
+    first band is the simplest (what hypothesis draws first and in its small programs)."""
+    chosen = [(least, most) for weight, least, most in bands for _ in range(weight)]
+    return st.integers(0, len(chosen) - 1).flatmap(lambda at: st.integers(*chosen[at]))
 
 
 @dataclass(frozen=True)
@@ -64,7 +108,7 @@ class EngineFuzzConfig:
     workspace: the machine sets `meta.workspace` / `filter.workspace` to its run root."""
 
     items: st.SearchStrategy[StoreItem] = field(default_factory=_items)
-    """Valid items to store."""
+    """Valid items stored one at a time (bulk items come from `conformance.fuzz.bulk`)."""
     invalid_items: st.SearchStrategy[StoreItem] = field(default_factory=_invalid_items)
     """Items every engine must refuse (contract-reference B2)."""
     filters: st.SearchStrategy[MetaFilter] = field(default_factory=_filters)
@@ -74,19 +118,56 @@ class EngineFuzzConfig:
     queries: st.SearchStrategy[str] = field(
         default_factory=lambda: fs.word_texts(max_words=2) | fs.non_blank_texts(max_size=10)
     )
-    """Fetch queries and recall questions (never blank)."""
-    page_sizes: st.SearchStrategy[int] = field(default_factory=lambda: st.integers(1, 3))
-    """List page sizes: small, so every listing crosses pages."""
+    """Fetch queries and recall questions when not taken from a held text (never blank)."""
+    page_sizes: st.SearchStrategy[int] = field(default_factory=_page_sizes)
+    """List and fetch page sizes: small (every read crosses pages) and large."""
     limits: st.SearchStrategy[int] = field(default_factory=lambda: st.integers(1, 5))
-    """Fetch and recall limits."""
-    list_page: int = 2
-    """The page size of the listing compared after every step."""
+    """Recall limits."""
+    explore_limits: st.SearchStrategy[int] = field(
+        default_factory=lambda: st.integers(1, 3) | st.just(MAX_BUCKETS)
+    )
+    """Explore bucket limits: small ones cut tied buckets, so their order shows."""
+    bulk_sizes: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((6, 2, 8), (3, 9, 25), (1, 26, MAX_STORE_MANY))
+    )
+    """Items of one bulk `store_many` (at most 100, the contract's maximum)."""
+    initial_bulk: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((7, 20, 30), (1, 80, MAX_STORE_MANY))
+    )
+    """Items of the bulk every program starts with."""
+    nodes: Sequence[Namespace] = pools.ENGINE_NODES
+    """Nodes bulk items live at."""
+    max_items: int = 200
+    """No bulk is stored while the store holds this many items (the cost of every read
+    of a store grows with it)."""
     max_batch: int = 4
-    """Most items of one `store_many` the machine sends."""
+    """Most drawn items of one `store_many` (bulks aside)."""
+    full_every: int = 8
+    """Steps between two comparisons of the whole store (and once at the end); after
+    every other step only what the step touched is compared."""
+    full_page: int = 100
+    """The page size of the whole-store comparison."""
+    max_pages: int = 4
+    """Most pages one list or fetch step reads: a list step's page size is raised when
+    the filter admits more than this many pages' worth, a fetch stops reading."""
 
 
-def _namespaces() -> st.SearchStrategy[str]:
-    return fs.provider_namespaces(prefix=ROOT_PLACEHOLDER, max_segments=1, max_segment_size=3)
+def near_miss_namespaces(
+    specs: Sequence[str] = pools.PROVIDER_SPECS, scope_alphabet: str = "ab.-_"
+) -> st.SearchStrategy[str]:
+    """Namespace specs: the near-miss pool `specs`, or now and then one made of short
+    segments of `scope_alphabet` (up to three deep) under the run root."""
+    made = fs.provider_namespaces(
+        prefix=ROOT_PLACEHOLDER, max_segments=3, max_segment_size=3, scope_alphabet=scope_alphabet
+    )
+    return st.sampled_from(list(specs)) | made
+
+
+def near_miss_keys(
+    keys: Sequence[str] = pools.KEYS, alphabet: str = fs.DEFAULT_KEY_ALPHABET, max_size: int = 6
+) -> st.SearchStrategy[str]:
+    """Entry keys: the near-miss pool `keys`, or one drawn from `alphabet`."""
+    return st.sampled_from(list(keys)) | fs.provider_keys(alphabet=alphabet, max_size=max_size)
 
 
 @dataclass(frozen=True)
@@ -98,19 +179,25 @@ class ProviderFuzzConfig:
     `global` get the run marker put in front of them.
     """
 
-    namespaces: st.SearchStrategy[str] = field(default_factory=_namespaces)
-    """Valid namespace specs, each containing `ROOT_PLACEHOLDER`."""
+    namespaces: st.SearchStrategy[str] | None = None
+    """Valid namespace specs, each containing `ROOT_PLACEHOLDER`; `None` for
+    `near_miss_namespaces()`, narrowed by the driver's declared constraints."""
     invalid_namespaces: st.SearchStrategy[str] = field(
         default_factory=lambda: fs.invalid_provider_namespaces(prefix=ROOT_PLACEHOLDER)
     )
     """Namespaces breaking contract-reference A6; a store may refuse them (only with
     `Invalid`, then storing nothing) or accept them."""
-    keys: st.SearchStrategy[str] = field(default_factory=lambda: fs.provider_keys(max_size=6))
-    """Entry keys."""
+    keys: st.SearchStrategy[str] | None = None
+    """Entry keys of single writes; `None` for `near_miss_keys()`, narrowed by the
+    driver's declared constraints."""
+    key_prefixes: st.SearchStrategy[str] = field(
+        default_factory=lambda: st.sampled_from(pools.KEY_PREFIXES)
+    )
+    """Prefixes of bulk keys (`<prefix>0`, `<prefix>1`, ...)."""
     contents: st.SearchStrategy[str] = field(
         default_factory=lambda: fs.provider_contents(max_size=16)
     )
-    """Entry contents."""
+    """Entry contents of single writes."""
     categories: st.SearchStrategy[MemoryCategory] = field(default_factory=fs.categories)
     """Entry categories, and recall/list category filters."""
     session_ids: st.SearchStrategy[str | None] = field(default_factory=fs.session_ids)
@@ -118,13 +205,36 @@ class ProviderFuzzConfig:
     queries: st.SearchStrategy[str] = field(
         default_factory=lambda: fs.word_texts(max_words=1) | fs.texts(min_size=1, max_size=6)
     )
-    """Recall queries besides the contents already written."""
-    limits: st.SearchStrategy[int] = field(default_factory=lambda: st.integers(0, 5))
+    """Recall queries when not taken from a held content."""
+    limits: st.SearchStrategy[int] = field(
+        default_factory=lambda: st.integers(0, 5) | st.sampled_from([20, 100])
+    )
     """Recall limits."""
+    export_pages: st.SearchStrategy[int] = field(
+        default_factory=lambda: st.integers(1, 3) | st.sampled_from([16, 64, 200])
+    )
+    """Export page sizes: small (the export crosses pages) and large."""
+    bulk_sizes: st.SearchStrategy[int] = field(default_factory=lambda: _sizes((3, 2, 3), (1, 4, 8)))
+    """Entries of one later bulk put into one namespace. Every entry costs a `store` and,
+    at teardown, a `forget`, so later bulks stay small; the large stores come from
+    `initial_bulk`."""
+    initial_bulk: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((12, 20, 22), (1, 100, 104))
+    )
+    """Entries of the bulk every program starts with: twenty odd, and one program in
+    thirteen over a hundred."""
+    max_rows: int = 100
+    """No bulk is put while the store holds this many rows (each costs a `store` and a
+    `forget`)."""
     use_global: bool = True
     """Also write to `global` (under marked keys) to hold recall without a namespace to
     searching `global` only (decisions §4.1)."""
     portability: bool = True
     """Run the export/import rules; each pages through the driver's whole export."""
-    export_page: int = 16
-    """The `limit` of each `export_page` call."""
+    full_every: int = 8
+    """Steps between two comparisons of every row (and once at the end); after every
+    other step only the namespace the step touched is compared."""
+    max_pages: int = 3
+    """Most pages one export reads at the drawn page size: past it the page size is raised."""
+    forgets_per_export: int = 2
+    """Most rows an export/import step forgets before importing them back."""

@@ -1,84 +1,226 @@
-"""Shrinking a failing step log by replaying it, after hypothesis has had its turn.
+"""Replaying recorded programs on fresh driver instances, and shrinking them that way.
 
-Hypothesis finds a failing program within a second but shrinks it slowly: every
-candidate redraws all its steps. The recorded log can be replayed with no drawing
-at all, so the kit finishes the job itself: it deletes chunks of steps (halves,
-then quarters, down to single steps) and keeps a deletion when the shorter log
-still fails at the same call with the same expectation. Every candidate runs on a
-fresh differential under a fresh root, exactly as a regression test would.
+Every replay builds a fresh instance and runs the programs through a `FuzzSession`,
+exactly as a regression test does, so whatever fails here fails there. Shrinking is
+the kit's own, deterministic for a seed and bounded by the driver calls it may make
+(never by the clock): it drops earlier programs a history-dependent fault does not need, then
+chunks of steps (halves, quarters, ... single steps), then shrinks arguments (a bulk's
+size, the items of a batch, the ids of a get), keeping each change whose replay still
+fails as the original did.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import re
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from conformance.checks.outcome import ConformanceFailure
-from conformance.fuzz.differential import Differential
+from conformance.checks.outcome import ConformanceFailure, Inconclusive
+from conformance.fuzz.differential import StepNotApplicable
+from conformance.fuzz.session import FuzzSession, SessionOptions, differential_class
+from conformance.fuzz.stats import FuzzStats
 from conformance.fuzz.steps import Step
 
-__all__ = ["minimise", "replay_steps", "same_failure"]
+__all__ = ["ReplayOutcome", "Replayer", "same_failure", "shrink"]
 
-_HANDLE = re.compile(r"item#\d+")
+T = TypeVar("T")
 
+_SUMMARY = re.compile(r"<[^<>]*>")
 
-def replay_steps(make: Callable[[], Differential], steps: list[Step]) -> ConformanceFailure | None:
-    """Run `steps` on a fresh differential, checking invariants after each and tearing
-    down at the end, as the machine does; the failure, or `None` when all pass."""
-    differential = make()
-    try:
-        differential.verify()
-        for step in steps:
-            getattr(differential, step.name)(*step.args, **step.kwargs)
-            differential.verify()
-    except ConformanceFailure as failure:
-        differential.teardown()
-        return failure
-    try:
-        differential.teardown()
-    except ConformanceFailure as failure:
-        return failure
-    return None
+Programs = list[list[Step]]
 
 
 def same_failure(a: ConformanceFailure, b: ConformanceFailure) -> bool:
-    """Whether two failures are the same disagreement: same call and expectation, item
-    handles aside (deleting a store renumbers the items after it)."""
-    return (_HANDLE.sub("item#", a.call), _HANDLE.sub("item#", a.expected)) == (
-        _HANDLE.sub("item#", b.call),
-        _HANDLE.sub("item#", b.expected),
-    )
+    """Whether two failures are the same disagreement: same call and expectation, with
+    summaries in angle brackets (`<bulk 3: 60 items>`) taken as equal."""
+
+    def key(f: ConformanceFailure) -> tuple[str, str]:
+        return _SUMMARY.sub("<>", f.call), _SUMMARY.sub("<>", f.expected)
+
+    return key(a) == key(b)
 
 
-def minimise(
-    make: Callable[[], Differential],
-    steps: list[Step],
-    failure: ConformanceFailure,
-    *,
-    seconds: float,
-) -> tuple[list[Step], ConformanceFailure]:
-    """The shortest log found within `seconds` that still fails as `failure` does, and
-    its failure. `steps` itself when its own replay does not fail that way (a driver
-    that fails unreliably)."""
-    deadline = time.perf_counter() + seconds
-    again = replay_steps(make, steps)
-    if again is None or not same_failure(again, failure):
-        return steps, failure
-    best, best_failure = list(steps), again
+@dataclass
+class ReplayOutcome:
+    """How a replay ended: a failure, a time limit or unavailability, a program that is
+    not one (a step naming what no earlier step made), or `passed`."""
+
+    failure: ConformanceFailure | None = None
+    inconclusive: Inconclusive | None = None
+    invalid: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """Whether every program ran and passed."""
+        return not (self.failure or self.inconclusive or self.invalid)
+
+
+@dataclass
+class Replayer:
+    """Replays programs on fresh instances of one driver, the shrinker's within a budget
+    of driver calls."""
+
+    target_id: str
+    fresh: Callable[[], Any]
+    """Builds a fresh instance of the driver under test."""
+    options: SessionOptions
+    stats: FuzzStats
+    """Where the replays' driver calls are counted."""
+    budget: int
+    """Driver calls the shrinker may still make (verification replays are not counted);
+    a replay starts only while some are left, and is charged what it made."""
+
+    def run(self, programs: Programs, *, full_every: int | None = None) -> ReplayOutcome:
+        """Run `programs` in order on one fresh instance, as a regression test would."""
+        options = self.options
+        if full_every is not None:
+            options = dataclasses.replace(options, full_every=full_every)
+        try:
+            instance = self.fresh()
+        except Exception as exc:
+            reason = Inconclusive(
+                self.target_id, "building a fresh instance", f"{type(exc).__name__}: {exc}"
+            )
+            return ReplayOutcome(inconclusive=reason)
+        stats = FuzzStats()
+        session: FuzzSession | None = None
+        try:
+            session = FuzzSession(self.target_id, instance, options, stats=stats)
+            for steps in programs:
+                with session.program() as m:
+                    for step in steps:
+                        getattr(m, step.name)(*step.args, **step.kwargs)
+                        m.verify()
+        except ConformanceFailure as failure:
+            return ReplayOutcome(failure=failure)
+        except Inconclusive as reason:
+            return ReplayOutcome(inconclusive=reason)
+        except StepNotApplicable:
+            return ReplayOutcome(invalid=True)
+        finally:
+            if session is not None:
+                session.shutdown()
+            self.stats.absorb(stats)
+        return ReplayOutcome()
+
+    def shrinking(self, programs: Programs) -> ReplayOutcome | None:
+        """Replay `programs` for the shrinker, charged to the budget; `None` once it is
+        spent."""
+        if self.budget <= 0:
+            return None
+        before = self.stats.calls
+        outcome = self.run(programs)
+        self.budget -= self.stats.calls - before
+        return outcome
+
+
+def _chunks_removed(items: Sequence[T], keeps: Callable[[list[T]], bool]) -> list[T]:
+    """Delta debugging: drop chunks of `items` (halves down to single elements) while
+    `keeps` holds for what is left."""
+    best = list(items)
     chunk = max(1, len(best) // 2)
-    while chunk >= 1:
+    while chunk >= 1 and best:
         removed = False
         start = 0
         while start < len(best):
-            if time.perf_counter() > deadline:
-                return best, best_failure
             candidate = best[:start] + best[start + chunk :]
-            got = replay_steps(make, candidate)
-            if got is not None and same_failure(got, failure):
-                best, best_failure, removed = candidate, got, True
+            if keeps(candidate):
+                best, removed = candidate, True
             else:
                 start += chunk
         if not removed:
             chunk //= 2
-    return best, best_failure
+    return best
+
+
+def _smaller_counts(count: int) -> list[int]:
+    return sorted(
+        {c for c in (1, count // 4, count // 2, (3 * count) // 4, count - 1) if 0 < c < count}
+    )
+
+
+def shrink(
+    replayer: Replayer, programs: Programs, target: ConformanceFailure
+) -> tuple[Programs, ConformanceFailure]:
+    """The smallest programs found, within the replayer's budget, that still fail as
+    `target` does, and that failure. The last program is the failing one; the others
+    are the history before it."""
+    best = [list(steps) for steps in programs]
+    found = target
+
+    def fails(candidate: Programs) -> bool:
+        nonlocal found
+        outcome = replayer.shrinking(candidate)
+        if outcome is None:
+            return False
+        if outcome.failure is not None and same_failure(outcome.failure, target):
+            found = outcome.failure
+            return True
+        return False
+
+    cls = differential_class(replayer.target_id)
+    if len(best) > 1:
+        # History first: without its reads (one replay), then without whole programs.
+        writes = [[step for step in steps if step.name in cls.writes] for steps in best[:-1]]
+        if writes != best[:-1] and fails([*writes, best[-1]]):
+            best = [*writes, best[-1]]
+        kept = _chunks_removed(best[:-1], lambda history: fails([*history, best[-1]]))
+        best = [*kept, best[-1]]
+    last = _chunks_removed(best[-1], lambda steps: fails([*best[:-1], steps]))
+    best = [*best[:-1], last]
+    for at in range(len(best[-1])):
+        best = _shrink_arguments(best, at, cls, fails)
+    for number in range(len(best) - 1):
+        best = _with_program(
+            best, number, _chunks_removed(best[number], _trying(best, number, fails))
+        )
+    return best, found
+
+
+def _keeping(
+    with_arg: Callable[[int, Any], Programs], position: int, fails: Callable[[Programs], bool]
+) -> Callable[[list[Any]], bool]:
+    """Whether a non-empty list in place of argument `position` still fails."""
+    return lambda kept: bool(kept) and fails(with_arg(position, kept))
+
+
+def _with_program(programs: Programs, number: int, steps: list[Step]) -> Programs:
+    return [*programs[:number], steps, *programs[number + 1 :]]
+
+
+def _trying(
+    programs: Programs, number: int, fails: Callable[[Programs], bool]
+) -> Callable[[list[Step]], bool]:
+    """Whether `programs` with program `number` replaced still fail."""
+    return lambda steps: fails(_with_program(programs, number, steps))
+
+
+def _shrink_arguments(
+    programs: Programs, at: int, cls: type[Any], fails: Callable[[Programs], bool]
+) -> Programs:
+    """Shrink the arguments of step `at` of the last program: a `count` to smaller
+    values, a list to fewer elements."""
+    step = programs[-1][at]
+    names = list(inspect.signature(getattr(cls, step.name)).parameters)[1:]
+
+    def with_arg(position: int, value: Any) -> Programs:
+        args = list(step.args)
+        args[position] = value
+        steps = list(programs[-1])
+        steps[at] = Step(step.name, tuple(args), step.kwargs)
+        return [*programs[:-1], steps]
+
+    for position, value in enumerate(step.args):
+        name = names[position] if position < len(names) else ""
+        if name == "count" and isinstance(value, int):
+            for smaller in _smaller_counts(value):
+                if fails(with_arg(position, smaller)):
+                    return _shrink_arguments(with_arg(position, smaller), at, cls, fails)
+        elif isinstance(value, list) and len(value) > 1:
+            shorter = _chunks_removed(value, _keeping(with_arg, position, fails))
+            if len(shorter) < len(value):
+                return _shrink_arguments(with_arg(position, shorter), at, cls, fails)
+    return programs

@@ -1,98 +1,78 @@
 """Running a fuzz target against one driver: the API the pytest plugin calls.
 
-``run_fuzz(target_id, driver)`` probes whether the driver retains writes, picks the
-oracle (the reference driver, or an empty store), and runs the profile's state
-machine under a settings profile: ``examples`` examples of up to ``steps`` steps,
-no deadline, no example database (the reproduction file is the durable replay),
-health checks off, one bug reported. The seed is chosen at random unless given or
-``derandomize`` is set; it is printed and returned.
+``run_fuzz(target_id, driver)`` builds a fresh instance of the driver (see
+`conformance.fuzz.subject`), probes whether it retains writes, picks the oracle (the
+reference driver, or an empty store), narrows what it draws by the driver's declared
+constraints (reporting each narrowing), and searches: ``examples`` programs of
+``steps`` steps, every driver call under the run's time limit and retries. The seed is
+chosen at random unless given or ``derandomize`` is set; it is printed and returned.
 
-On failure it raises ``FuzzFailure`` carrying the shrunk program, and, when
-``repro_dir`` is given, writes it there as a standalone pytest regression test.
+The search stops at its first failure. The failing program is then replayed on a
+fresh instance; a failure that needs the instance's history is replayed with the
+programs before it; one that does not recur is reported as such, with no regression
+file. A recurring failure is shrunk deterministically (`conformance.fuzz.minimise`),
+replayed once more comparing the whole store after every step (so the failure names
+the step whose operation went wrong), and written to ``repro_dir`` as a standalone
+regression test. A call past the time limit, or a driver unavailable through every
+retry, makes the run inconclusive (`FuzzInconclusive`), never failed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 
-from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import run_state_machine_as_test
 
-from conformance.bridge import as_sync
-from conformance.checks.context import CheckContext
-from conformance.checks.engine_support import engine_retains_writes
-from conformance.checks.outcome import ConformanceFailure
-from conformance.checks.provider_support import provider_retains_writes
+from conformance.checks.context import RunSettings
+from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.driver import Profile
 from conformance.fuzz.config import EngineFuzzConfig, ProviderFuzzConfig
-from conformance.fuzz.differential import Differential, FuzzConfigError, FuzzStats
-from conformance.fuzz.engine_machine import (
-    ENGINE_TARGET,
-    EngineDifferential,
-    engine_oracle,
-    engine_state_machine,
-)
-from conformance.fuzz.minimise import minimise
-from conformance.fuzz.provider_machine import (
-    PROVIDER_TARGET,
-    ProviderDifferential,
-    provider_oracle,
-    provider_state_machine,
-)
-from conformance.fuzz.repro import driver_spec_of, write_repro
-from conformance.fuzz.steps import FailureSink, program
+from conformance.fuzz.differential import Abandoned, FoundFailure, FuzzConfigError
+from conformance.fuzz.engine_differential import ENGINE_TARGET
+from conformance.fuzz.engine_machine import engine_state_machine
+from conformance.fuzz.minimise import Replayer, same_failure, shrink
+from conformance.fuzz.narrowing import narrow_engine, narrow_provider
+from conformance.fuzz.provider_differential import PROVIDER_TARGET
+from conformance.fuzz.provider_machine import provider_state_machine
+from conformance.fuzz.repro import repro_source, write_repro
+from conformance.fuzz.session import FuzzSession, SessionOptions
+from conformance.fuzz.stats import PAGED_READS, FuzzStats
+from conformance.fuzz.steps import FailureSink, Step, program
+from conformance.fuzz.subject import Subject, subject_of
 
 __all__ = [
     "DEFAULT_EXAMPLES",
-    "DEFAULT_SHRINK_SECONDS",
+    "DEFAULT_SHRINK_CALLS",
     "DEFAULT_STEPS",
     "FUZZ_TARGETS",
+    "FuzzConfigError",
     "FuzzFailure",
+    "FuzzInconclusive",
     "FuzzReport",
     "FuzzTarget",
     "fuzz_settings",
     "run_fuzz",
-    "shrink_budget",
 ]
 
-DEFAULT_EXAMPLES: Final = 100
+DEFAULT_EXAMPLES: Final = 40
 """Examples (programs) per run unless `examples` says otherwise."""
 
-DEFAULT_STEPS: Final = 30
-"""Most steps of one program."""
+DEFAULT_STEPS: Final = 64
+"""Most steps of one program: long enough that the stores programs start with are
+read, paged, forgotten and exported many times over."""
 
-DEFAULT_SHRINK_SECONDS: Final = 20.0
-"""How long each of the two shrinking phases (hypothesis's, then the kit's replay of the
-log) may take before the smallest program so far is reported."""
-
-
-@contextlib.contextmanager
-def shrink_budget(seconds: float) -> Iterator[None]:
-    """Cap how long hypothesis shrinks a failure, for the duration of the block.
-
-    Hypothesis finds a failing program in well under a second here, then may shrink it
-    for minutes (its own cap is 300 s); the cap is a module constant of its engine, read
-    when a run starts. Left alone if a future hypothesis renames it.
-    """
-    from hypothesis.internal.conjecture import engine
-
-    name = "MAX_SHRINKING_SECONDS"
-    if not hasattr(engine, name):
-        yield
-        return
-    saved = getattr(engine, name)
-    setattr(engine, name, seconds)
-    try:
-        yield
-    finally:
-        setattr(engine, name, saved)
+DEFAULT_SHRINK_CALLS: Final = 20_000
+"""Driver calls the shrinker may make: a bound by work, never by the clock, so one seed
+always gives the same minimal program."""
 
 
 @dataclass(frozen=True)
@@ -150,25 +130,66 @@ class FuzzReport:
     examples: int
     """Examples asked for."""
     steps_per_example: int
-    oracle: str
-    """`reference`, `empty` (the driver retains nothing) or `custom`."""
-    runs: int = 0
-    """Programs actually run, shrinking included."""
-    steps: int = 0
-    """Steps actually run."""
+    oracle: str = "none"
+    """`reference`, `empty` (the driver retains nothing), `custom`, or `none` (no probe)."""
+    narrowing: list[str] = field(default_factory=list)
+    """How the driver's declared constraints (or its own configuration) narrowed what
+    was drawn; empty when nothing was."""
+    stats: FuzzStats = field(default_factory=FuzzStats, repr=False)
     duration: float = 0.0
+    time_to_failure: float | None = None
+    """Seconds from the start of the search to its first failure."""
     passed: bool = True
+    inconclusive: str | None = None
     failure: str | None = None
     program: list[str] = field(default_factory=list)
-    """The shrunk failing program, one call per line."""
+    """The shrunk failing programs, as the lines of a regression test's body."""
     repro_path: Path | None = None
+    repro_refused: str | None = None
+    """Why no regression file was written, when one was asked for and none was."""
+
+    @property
+    def runs(self) -> int:
+        """Programs run by the search."""
+        return self.stats.examples
+
+    @property
+    def steps(self) -> int:
+        """Steps run by the search."""
+        return self.stats.steps
+
+    @property
+    def calls(self) -> int:
+        """Calls to the driver: search, probes, replays and shrinking together."""
+        return self.stats.calls
+
+    @property
+    def retries(self) -> int:
+        """Retries of transient errors (`Unavailable`), counted like `calls`."""
+        return self.stats.retries
+
+    def summary(self) -> str:
+        """One line for the report: programs, steps, seed, oracle, cost, reach."""
+        found = "derandomized" if self.seed is None else f"seed {self.seed}"
+        median, most = self.stats.peak_sizes()
+        crossed = ", ".join(f"{read} {self.stats.crossing_share(read):.0%}" for read in PAGED_READS)
+        line = (
+            f"{self.runs} programs, {self.steps} steps, {found}, oracle {self.oracle}; "
+            f"{self.calls} driver calls ({self.stats.calls_per_step():.2f} per step), "
+            f"{self.retries} retries; store size median {median:g}, max {most}; "
+            f"programs crossing a page: {crossed}"
+        )
+        if self.narrowing:
+            line += "; narrowed by declared constraints: " + "; ".join(self.narrowing)
+        return line
 
 
 class FuzzFailure(ConformanceFailure):
     """The fuzzer found a step sequence on which the driver and the oracle disagree.
 
     `check_id` is the target id; `call`, `expected` and `got` are those of the failing
-    step; the message goes on with the shrunk program, the seed and the repro file.
+    step; the message goes on with the shrunk program, the seed and the regression file
+    (or why none was written).
     """
 
     def __init__(self, failure: ConformanceFailure, report: FuzzReport) -> None:
@@ -178,25 +199,38 @@ class FuzzFailure(ConformanceFailure):
         self.program = report.program
         self.repro_path = report.repro_path
         found = "derandomized" if report.seed is None else f"seed {report.seed}"
-        lines = [str(failure), "", f"Minimal failing program ({found}; m is the differential):"]
-        lines += [f"    {line}" for line in report.program]
-        lines.append("    m.teardown()")
+        lines = [str(failure)]
+        if report.program:
+            lines += ["", f"Minimal failing program ({found}; fuzz is a FuzzSession):"]
+            lines += [f"    {line}" for line in report.program]
         if report.repro_path is not None:
             lines += ["", f"Reproduce with: pytest {report.repro_path}"]
+        elif report.repro_refused is not None:
+            lines += ["", f"No regression file: {report.repro_refused}"]
         self.args = ("\n".join(lines),)
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
+class FuzzInconclusive(Inconclusive):
+    """A fuzz run that could not reach a verdict: a driver call ran past the time limit,
+    or the driver stayed unavailable through every retry."""
+
+    def __init__(self, reason: Inconclusive, report: FuzzReport) -> None:
+        super().__init__(report.target_id, reason.call, reason.reason)
+        self.report = report
+
+
 def fuzz_settings(examples: int, steps: int, derandomize: bool) -> settings:
-    """The hypothesis settings of a fuzz run."""
+    """The hypothesis settings of a fuzz run: generation only (the kit shrinks)."""
     return settings(
         max_examples=examples,
         stateful_step_count=steps,
         deadline=None,
         database=None,
         derandomize=derandomize,
+        phases=[Phase.explicit, Phase.generate],
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
         print_blob=False,
@@ -204,37 +238,64 @@ def fuzz_settings(examples: int, steps: int, derandomize: bool) -> settings:
     )
 
 
-def _retains(profile: Profile, driver: Any, target_id: str) -> bool:
-    ctx = CheckContext(f"{target_id}.retention_probe")
+def _configure(
+    profile: Profile,
+    subject: Subject,
+    config: EngineFuzzConfig | ProviderFuzzConfig | None,
+    run: RunSettings,
+) -> tuple[Any, SessionOptions, list[str]]:
+    notes: list[str] = []
+    chosen = config if config is not None else subject.config
+    if config is None and subject.config is not None:
+        notes.append(f"the driver's own {profile} fuzz configuration")
+    constraints = run.constraints if run.constraints.declared else subject.constraints
     if profile == "engine":
-        return engine_retains_writes(driver, ctx)
-    return provider_retains_writes(driver, ctx)
+        engine_cfg = chosen if isinstance(chosen, EngineFuzzConfig) else EngineFuzzConfig()
+        engine = narrow_engine(engine_cfg, constraints)
+        options = SessionOptions(
+            settings=run,
+            full_every=engine.config.full_every,
+            full_page=engine.config.full_page,
+            max_pages=engine.config.max_pages,
+            fit=engine.fit,
+        )
+        return engine.config, options, notes + engine.notes
+    provider_cfg = chosen if isinstance(chosen, ProviderFuzzConfig) else ProviderFuzzConfig()
+    provider = narrow_provider(provider_cfg, constraints)
+    options = SessionOptions(settings=run, full_every=provider.config.full_every, fit=provider.fit)
+    return provider.config, options, notes + provider.notes
 
 
 def run_fuzz(
     target_id: str,
-    driver_object: Any,
+    driver: Any,
     *,
     examples: int | None = None,
+    steps: int | None = None,
     seed: int | None = None,
     derandomize: bool = False,
     repro_dir: Path | None = None,
     driver_spec: str | None = None,
-    driver_options: dict[str, str] | None = None,
-    steps: int | None = None,
-    shrink_seconds: float | None = None,
+    driver_options: Mapping[str, str] | None = None,
+    settings: RunSettings | None = None,
     config: EngineFuzzConfig | ProviderFuzzConfig | None = None,
     oracle_factory: Callable[[], Any] | None = None,
+    shrink_calls: int | None = None,
 ) -> FuzzReport:
-    """Fuzz `driver_object` (sync or async) with the target's machine; the report, or
-    `FuzzFailure` (with the shrunk program, and a regression test in `repro_dir`).
+    """Fuzz `driver` with the target's machine; the report, `FuzzFailure` (with the shrunk
+    program, and a regression test in `repro_dir`) or `FuzzInconclusive`.
 
-    `steps` caps the steps of one program (default 30); `shrink_seconds` how long a
-    failure is shrunk (default 30 s).
+    `driver` is a `conformance.Driver` (preferred: every instance comes from its
+    factory), a zero-argument factory of an engine or provider (a class, say), or an
+    engine or provider object (sync or async); anything else is a `TypeError` saying so.
+    `settings` are the run's call rules (time limit, retries, credentials to redact,
+    declared constraints); `steps` caps the steps of one program (default 30);
+    `shrink_calls` bounds the driver calls made while shrinking (default 20,000).
 
     `driver_spec`/`driver_options` name how the regression test rebuilds the driver
-    (`plugins.registry.resolve_driver`); without them it is named by its class when that
-    is importable and takes no arguments. `config` narrows what is generated; an
+    (`plugins.registry.resolve_driver`; options whose values are among the settings'
+    secrets are read from the environment there); without a spec it is named by its
+    class when that takes no arguments. `config` narrows what is generated; an
     `oracle_factory` replaces the reference driver as the oracle (never the empty store
     used for a driver that retains nothing).
     """
@@ -242,176 +303,260 @@ def run_fuzz(
     if target is None:
         known = ", ".join(FUZZ_TARGETS)
         raise ValueError(f"no fuzz target `{target_id}` (known targets: {known})")
-    driver = as_sync(driver_object)
+    run = settings if settings is not None else RunSettings()
     count = DEFAULT_EXAMPLES if examples is None else examples
     length = DEFAULT_STEPS if steps is None else steps
+    if count < 1 or length < 1:
+        raise ValueError(
+            f"a fuzz run needs at least one example of one step (got {count} x {length})"
+        )
     chosen = seed
     if chosen is None and not derandomize:
         chosen = random.SystemRandom().getrandbits(32)
-    try:
-        retains = _retains(target.profile, driver, target_id)
-    except ConformanceFailure as probe:
-        # A probe that errs is a fault of the driver, not "retains nothing".
-        failed = FuzzReport(
-            target_id=target_id,
-            seed=chosen,
-            derandomized=chosen is None,
-            examples=count,
-            steps_per_example=length,
-            oracle="none",
-            passed=False,
-            failure=str(probe),
-        )
-        raise FuzzFailure(
-            ConformanceFailure(
-                target_id, f"retention probe: {probe.call}", probe.expected, probe.got
-            ),
-            failed,
-        ) from probe
-    if not retains:
-        make_oracle: Callable[[], Any] = lambda: (  # noqa: E731
-            engine_oracle(False) if target.profile == "engine" else provider_oracle(False)
-        )
-        oracle_name = "empty"
-    elif oracle_factory is not None:
-        make_oracle, oracle_name = oracle_factory, "custom"
-    else:
-        make_oracle = lambda: (  # noqa: E731
-            engine_oracle(True) if target.profile == "engine" else provider_oracle(True)
-        )
-        oracle_name = "reference"
     report = FuzzReport(
         target_id=target_id,
         seed=chosen,
         derandomized=chosen is None,
         examples=count,
         steps_per_example=length,
-        oracle=oracle_name,
     )
-    print(
-        f"[tinymemory fuzz] {target_id}: "
-        f"{'derandomized' if chosen is None else f'seed {chosen}'}, "
-        f"{count} examples x {length} steps, oracle {oracle_name}"
-    )
+    subject = subject_of(driver, target.profile, driver_spec)
+    cfg, options, report.narrowing = _configure(target.profile, subject, config, run)
+    options = dataclasses.replace(options, oracle=oracle_factory)
     sink = FailureSink()
-    stats = FuzzStats()
-    make, machine = _differentials(target.profile, driver, make_oracle, retains, config)
+    started = time.perf_counter()
+    session: FuzzSession | None = None
+    try:
+        try:
+            session = FuzzSession(target_id, subject.first, options, stats=report.stats, sink=sink)
+        except ConformanceFailure as probe:
+            # A probe that errs is a fault of the driver, not "retains nothing".
+            report.passed, report.failure = False, str(probe)
+            raise FuzzFailure(
+                ConformanceFailure(
+                    target_id, f"retention probe: {probe.call}", probe.expected, probe.got
+                ),
+                report,
+            ) from probe
+        except Inconclusive as stop:
+            report.passed, report.inconclusive = False, str(stop)
+            raise FuzzInconclusive(stop, report) from stop
+        session.escape = True
+        report.oracle = session.oracle_name
+        _announce(report)
+        found = _search(session, target.profile, cfg, count, length, derandomize, chosen, report)
+        if found is not None:
+            report.time_to_failure = time.perf_counter() - started
+            failure = _settle(
+                report,
+                session,
+                sink,
+                subject,
+                options,
+                found,
+                shrink_calls if shrink_calls is not None else DEFAULT_SHRINK_CALLS,
+                repro_dir,
+                driver_options or {},
+                run.secrets,
+            )
+            raise failure
+    finally:
+        report.duration = time.perf_counter() - started
+        if session is not None and subject.built_first:
+            session.shutdown()
+    return report
+
+
+@contextlib.contextmanager
+def _patched(owner: Any, name: str, value: Any) -> Iterator[None]:
+    # Left alone if a future hypothesis renames what is patched (or what replaces it).
+    saved = getattr(owner, name, None)
+    if saved is None or value is None:
+        yield
+        return
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+@contextlib.contextmanager
+def pinned_generation() -> Iterator[None]:
+    """Make a search a function of its seed alone, and every program a fresh draw.
+
+    - Hypothesis mixes literals found in the source of every local module loaded so far
+      into what it draws, so one seed drew other programs after the kit imported one
+      more module of its own; during a search it draws from its fixed constants only.
+    - Between fresh examples hypothesis runs up to five copies of the last one with one
+      part duplicated: cheap for a unit test, but every program here costs seconds of a
+      remote store's time, and a run of 40 came back as a few families of near-identical
+      programs.
+    """
+    from hypothesis.internal.conjecture import providers
+    from hypothesis.internal.conjecture.engine import ConjectureRunner
+
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    clear = getattr(getattr(cache, "cache", None), "clear", lambda: None)
+    clear()
+    with (
+        _patched(providers, "_get_local_constants", getattr(providers, "Constants", None)),
+        _patched(ConjectureRunner, "generate_mutations_from", lambda self, data: None),
+    ):
+        try:
+            yield
+        finally:
+            clear()
+
+
+def _announce(report: FuzzReport) -> None:
+    found = "derandomized" if report.seed is None else f"seed {report.seed}"
+    print(
+        f"[tinymemory fuzz] {report.target_id}: {found}, {report.examples} examples x "
+        f"{report.steps_per_example} steps, oracle {report.oracle}"
+    )
+    for note in report.narrowing:
+        print(f"[tinymemory fuzz]   narrowed: {note}")
+
+
+def _search(
+    session: FuzzSession,
+    profile: Profile,
+    cfg: Any,
+    count: int,
+    length: int,
+    derandomize: bool,
+    chosen: int | None,
+    report: FuzzReport,
+) -> ConformanceFailure | None:
+    """Run the search; its first failure, or `None` when every program passed."""
+    machine = engine_state_machine(cfg) if profile == "engine" else provider_state_machine(cfg)
 
     def factory() -> Any:
-        return machine(make(sink, stats))
+        return machine(cast(Any, session.open()))
 
     if chosen is not None:
         factory = hypothesis_seed(chosen)(factory)
-    budget = DEFAULT_SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
-    started = time.perf_counter()
     try:
-        with shrink_budget(budget):
+        with pinned_generation():
             # Any callable returning a machine will do, as hypothesis documents; its stub
             # asks for a class.
             run_state_machine_as_test(
                 cast(Any, factory), settings=fuzz_settings(count, length, derandomize)
             )
+    except FoundFailure as found:
+        return found.failure
+    except Abandoned as abandoned:
+        report.passed, report.inconclusive = False, str(abandoned.reason)
+        raise FuzzInconclusive(abandoned.reason, report) from None
     except FuzzConfigError:
         raise
     except Exception as exc:
-        report.runs, report.steps, report.passed = stats.examples, stats.steps, False
-        failure = _failure(
-            target,
-            report,
-            sink,
-            exc,
-            lambda: make(None, None),
-            budget,
-            repro_dir,
-            driver_spec or driver_spec_of(driver_object),
-            driver_options,
-        )
-        report.duration = time.perf_counter() - started
-        raise failure from exc
-    report.duration = time.perf_counter() - started
-    report.runs, report.steps = stats.examples, stats.steps
-    return report
-
-
-def _differentials(
-    profile: Profile,
-    driver: Any,
-    make_oracle: Callable[[], Any],
-    retains: bool,
-    config: EngineFuzzConfig | ProviderFuzzConfig | None,
-) -> tuple[Callable[[FailureSink | None, FuzzStats | None], Differential], type[Any]]:
-    """How to make a fresh differential (with or without a sink), and the machine class."""
-    if profile == "engine":
-        engine_cfg = config if isinstance(config, EngineFuzzConfig) else EngineFuzzConfig()
-
-        def engine(sink: FailureSink | None, stats: FuzzStats | None) -> Differential:
-            return EngineDifferential(
-                driver,
-                make_oracle(),
-                retains=retains,
-                list_page=engine_cfg.list_page,
-                ctx=CheckContext(ENGINE_TARGET),
-                sink=sink,
-                stats=stats,
-            )
-
-        return engine, engine_state_machine(engine_cfg)
-    provider_cfg = config if isinstance(config, ProviderFuzzConfig) else ProviderFuzzConfig()
-
-    def provider(sink: FailureSink | None, stats: FuzzStats | None) -> Differential:
-        return ProviderDifferential(
-            driver,
-            make_oracle(),
-            retains=retains,
-            export_page=provider_cfg.export_page,
-            ctx=CheckContext(PROVIDER_TARGET),
-            sink=sink,
-            stats=stats,
-        )
-
-    return provider, provider_state_machine(provider_cfg)
-
-
-def _failure(
-    target: FuzzTarget,
-    report: FuzzReport,
-    sink: FailureSink,
-    exc: Exception,
-    make: Callable[[], Differential],
-    budget: float,
-    repro_dir: Path | None,
-    driver_spec: str | None,
-    driver_options: Mapping[str, str] | None,
-) -> FuzzFailure:
-    recorded = sink.failure()
-    if recorded is None:
         # Hypothesis itself gave up (or the kit broke) before any step failed.
+        report.passed = False
         failure = ConformanceFailure(
-            target.id, "the fuzz run", "a completed run", f"{type(exc).__qualname__}: {exc}"
+            report.target_id, "the fuzz run", "a completed run", f"{type(exc).__qualname__}: {exc}"
         )
-        steps: list[Any] = []
+        report.failure = str(failure)
+        raise FuzzFailure(failure, report) from exc
+    return None
+
+
+def _render(programs: list[list[Step]]) -> list[str]:
+    lines: list[str] = []
+    history = len(programs) - 1
+    for number, steps in enumerate(programs, start=1):
+        note = f"  # history: program {number} of {history}" if number <= history else ""
+        lines.append(f"with fuzz.program() as m:{note}")
+        lines += [f"    {line}" for line in program(steps) or ["pass"]]
+    return lines
+
+
+def _settle(
+    report: FuzzReport,
+    session: FuzzSession,
+    sink: FailureSink,
+    subject: Subject,
+    options: SessionOptions,
+    found: ConformanceFailure,
+    budget: int,
+    repro_dir: Path | None,
+    driver_options: Mapping[str, str],
+    secrets: Collection[str],
+) -> FuzzFailure:
+    """Replay, shrink, attribute and write the search's failure; the `FuzzFailure`."""
+    report.passed = False
+    recorded = sink.failure()
+    steps: list[Step] = recorded[0] if recorded is not None else []
+    history = session.history[: max(sink.index, 0)]
+    programs: list[list[Step]] = [steps]
+    failure = found
+    every = options.full_every
+    refused: str | None = None
+    if subject.fresh is None:
+        refused = (
+            "the fuzzer cannot build a fresh instance of the driver (it was handed an "
+            "object whose class takes arguments), so the failure was neither replayed nor "
+            "shrunk; pass a conformance.Driver or a factory to run_fuzz"
+        )
     else:
-        steps, failure = recorded
-        if sink.final is None:
-            failure = ConformanceFailure(
-                failure.check_id,
-                failure.call,
-                failure.expected,
-                f"{failure.got} (unreliable: the shrunk example did not fail again)",
+        replayer = Replayer(report.target_id, subject.fresh, options, report.stats, budget)
+        again = replayer.run(programs)
+        if not (again.failure is not None and same_failure(again.failure, found)):
+            again = replayer.run([*history, steps]) if history else again
+            if again.failure is not None and same_failure(again.failure, found):
+                programs = [*history, steps]
+            else:
+                refused = _unreliable(len(history), again.failure, again.inconclusive)
+                failure = ConformanceFailure(
+                    found.check_id,
+                    found.call,
+                    found.expected,
+                    f"{found.got} (unreliable: it did not fail again on a fresh instance)",
+                )
+        if refused is None:
+            programs, failure = shrink(replayer, programs, found)
+            attributed = replayer.run(programs, full_every=1)
+            if attributed.failure is not None:
+                failure, every = attributed.failure, 1
+    report.failure = str(failure)
+    report.program = _render(programs)
+    if repro_dir is not None and refused is None:
+        if subject.spec is None:
+            refused = (
+                "the fuzzer cannot name the driver for a regression file: pass a "
+                "driver_spec (an entry point name or module:attr) to run_fuzz"
             )
         else:
-            steps, failure = minimise(make, steps, failure, seconds=budget)
-    report.failure = str(failure)
-    report.program = program(steps)
-    if repro_dir is not None and recorded is not None:
-        report.repro_path = write_repro(
-            repro_dir,
-            target.id,
-            target.profile,
-            steps,
-            failure,
-            seed=report.seed,
-            driver_spec=driver_spec,
-            driver_options=driver_options,
-        )
+            name, source = repro_source(
+                report.target_id,
+                programs,
+                str(failure),
+                seed=report.seed,
+                driver_spec=subject.spec,
+                driver_options=driver_options,
+                secrets=secrets,
+                full_every=every,
+            )
+            report.repro_path = write_repro(repro_dir, name, source)
+    report.repro_refused = refused
     return FuzzFailure(failure, report)
+
+
+def _unreliable(history: int, failure: ConformanceFailure | None, stop: Inconclusive | None) -> str:
+    earlier = (
+        f", even after replaying the {history} programs the fuzzer ran before it on the "
+        "same instance"
+        if history
+        else ""
+    )
+    how = "it passed"
+    if failure is not None:
+        how = f"it failed otherwise, at {failure.call}"
+    elif stop is not None:
+        how = f"the replay was inconclusive: {stop.reason}"
+    return (
+        f"the program did not fail again on a fresh instance{earlier} ({how}); the fault "
+        "depends on something the fuzzer does not record (time, randomness, state outside "
+        "the instance), so a regression test would pass against the broken driver"
+    )

@@ -7,12 +7,8 @@ concrete, root-relative arguments) before it runs, and ``Step.source`` renders i
 as a plain call. Replaying the rendered calls on a fresh differential runs the same
 comparisons with no search.
 
-Which log is the shrunk one: a failing step hands its log to a ``FailureSink``.
-Hypothesis ends a failing search by running the minimal example once more with
-``is_final`` set on its build context; the sink keeps the log of that run, and
-falls back to the last failing run's log when there was no final run (an
-unreliable failure). The runner then shrinks that log further by replaying it
-(``conformance.fuzz.minimise``), which needs no drawing and so is fast.
+A search ends at its first failure; the ``FailureSink`` keeps that program's log,
+which the runner then shrinks by replaying it (``conformance.fuzz.minimise``).
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from conformance.engine import Namespace as EngineNamespace
 from conformance.provider import MemoryCategory
 from conformance.timestamps import Timestamp
 
-__all__ = ["IMPORTS", "FailureSink", "Step", "in_final_run", "literal", "program"]
+__all__ = ["IMPORTS", "FailureSink", "Step", "literal", "program"]
 
 IMPORTS: Final = (
     "import datetime",
@@ -116,40 +112,46 @@ class Step:
         parts += [f"{name}={literal(arg)}" for name, arg in self.kwargs.items()]
         return f"{receiver}.{self.name}({', '.join(parts)})"
 
+    def short(self) -> str:
+        """The step for a message: long arguments summarised (`<60 values>`)."""
+        parts = [_brief(arg) for arg in self.args]
+        parts += [f"{name}={_brief(arg)}" for name, arg in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
 
 def program(steps: list[Step], receiver: str = "m") -> list[str]:
-    """The steps as source lines, each followed by the check that runs after every step."""
-    lines = [f"{receiver}.verify()"]
+    """The steps as source lines, each followed by the comparison run between steps."""
+    lines: list[str] = []
     for one in steps:
         lines += [one.source(receiver), f"{receiver}.verify()"]
     return lines
 
 
-def in_final_run() -> bool:
-    """Whether hypothesis is running its final replay of the minimal failing example."""
-    try:
-        from hypothesis.control import current_build_context
-
-        return bool(current_build_context().is_final)
-    except Exception:
-        # Outside a hypothesis run (a replay, a regression test): there is no search.
-        return False
+def _brief(value: Any) -> str:
+    if isinstance(value, list | tuple) and (
+        len(value) > 3 or any(isinstance(one, BaseModel) for one in value)
+    ):
+        return f"<{len(value)} values>"
+    text = literal(value)
+    if len(text) <= 60:
+        return text
+    return f"<{type(value).__name__}>" if isinstance(value, BaseModel) else text[:57] + "…"
 
 
 class FailureSink:
-    """Collects the step log of failing runs; `failure()` picks the shrunk one."""
+    """Keeps the log and failure of the first failing program of a search."""
 
     def __init__(self) -> None:
-        self.final: tuple[list[Step], ConformanceFailure] | None = None
-        self.last: tuple[list[Step], ConformanceFailure] | None = None
+        self.found: tuple[list[Step], ConformanceFailure] | None = None
+        self.index = -1
+        """Which program of the search failed (0 for the first)."""
 
-    def record(self, steps: list[Step], failure: ConformanceFailure) -> None:
-        """Keep `steps` and `failure` of a failing run."""
-        entry = (list(steps), failure)
-        self.last = entry
-        if in_final_run():
-            self.final = entry
+    def record(self, steps: list[Step], failure: ConformanceFailure, index: int = -1) -> None:
+        """Keep `steps` and `failure`, unless a failure was kept already."""
+        if self.found is None:
+            self.found = (list(steps), failure)
+            self.index = index
 
     def failure(self) -> tuple[list[Step], ConformanceFailure] | None:
-        """The final run's log and failure, else the last failing run's, else `None`."""
-        return self.final or self.last
+        """The first failing program's log and failure, or `None`."""
+        return self.found

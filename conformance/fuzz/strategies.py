@@ -228,11 +228,16 @@ def metas(
     max_fields: int = 4,
     sources: Sequence[SourceKind] = tuple(SourceKind),
     moments: st.SearchStrategy[datetime] | None = None,
+    folders: st.SearchStrategy[str] | None = None,
+    file_paths: st.SearchStrategy[str] | None = None,
+    source_ids: st.SearchStrategy[str] | None = None,
+    turns: st.SearchStrategy[TurnRange] | None = None,
 ) -> st.SearchStrategy[MemoryMeta]:
     """Item metadata: a namespace, a source, tags, and up to `max_fields` of the optional
     fields (folder, file path, language, repo, commit, url, thread, turns, agent, tool
-    call, source id, observed_at, derive). `values` feeds every optional string,
-    `tags` the tag list, `moments` `observed_at`.
+    call, source id, observed_at, derive). `values` feeds every optional string not
+    given its own pool, `tags` the tag list, `moments` `observed_at`; `folders`,
+    `file_paths`, `source_ids` and `turns` default to paths and ids made from `values`.
 
     Pools make filters match: `values=st.sampled_from(["x", "y"])` gives items that
     agree on some fields and differ on others. `workspace` defaults to none (the
@@ -250,6 +255,10 @@ def metas(
     small = st.integers(0, 3)
     maybe = st.none() | value
     kinds = st.sampled_from(list(sources))
+    folder = folders if folders is not None else value.map(lambda v: "/" + v)
+    file_path = file_paths if file_paths is not None else value.map(lambda v: f"/{v}/file")
+    source_id = source_ids if source_ids is not None else value
+    turn_range = turns if turns is not None else st.builds(TurnRange, first=small, last=small)
 
     @st.composite
     def build(draw: st.DrawFn) -> MemoryMeta:
@@ -258,25 +267,25 @@ def metas(
             "workspace": draw(space),
             "tags": draw(tag_lists),
         }
-        source_id: str | None = None
+        held_source: str | None = None
         for name in draw(names):
             if name == "folder":
-                fields[name] = "/" + draw(value)
+                fields[name] = draw(folder)
             elif name == "file_path":
-                fields[name] = "/" + draw(value) + "/file"
+                fields[name] = draw(file_path)
             elif name == "turns":
-                fields[name] = TurnRange(first=draw(small), last=draw(small))
+                fields[name] = draw(turn_range)
             elif name == "tool_call":
                 fields[name] = ToolCallRef(name=draw(value), id=draw(maybe))
             elif name == "source_id":
-                source_id = draw(value)
+                held_source = draw(source_id)
             elif name == "observed_at":
                 fields[name] = draw(moment)
             elif name == "derive":
                 fields[name] = draw(st.booleans())
             else:
                 fields[name] = draw(value)
-        fields["source"] = SourceRef(kind=draw(kinds), id=source_id)
+        fields["source"] = SourceRef(kind=draw(kinds), id=held_source)
         return MemoryMeta.model_validate(fields)
 
     return build()
@@ -400,16 +409,25 @@ def meta_filters(
     values: st.SearchStrategy[str] | None = None,
     tags: st.SearchStrategy[str] | None = None,
     moments: st.SearchStrategy[datetime] | None = None,
+    folders: st.SearchStrategy[str] | None = None,
+    file_paths: st.SearchStrategy[str] | None = None,
+    source_ids: st.SearchStrategy[str] | None = None,
+    turns: st.SearchStrategy[TurnRange] | None = None,
 ) -> st.SearchStrategy[MetaFilter]:
     """Filters setting a few fields at a time (a filter setting all of them admits
-    almost nothing). Draw `values`, `tags` and `moments` from the pools the items used,
-    so filters admit some items and not others. `workspace` is left unset."""
+    almost nothing). Draw `values`, `tags`, `moments`, `folders`, `file_paths`,
+    `source_ids` and `turns` from the pools the items used, so filters admit some items
+    and not others (`moments` gives the window bounds). `workspace` is left unset."""
     value = values if values is not None else texts(max_size=20)
     moment = moments if moments is not None else _MOMENTS
     reach = reaches if reaches is not None else st.none()
+    folder = folders if folders is not None else value.map(lambda v: "/" + v)
+    file_path = file_paths if file_paths is not None else value.map(lambda v: "/" + v)
+    source_id = source_ids if source_ids is not None else value
     field = st.sampled_from(
         [
             "folder",
+            "file_path",
             "language",
             "repo",
             "thread_id",
@@ -431,13 +449,18 @@ def meta_filters(
     tag_lists = st.lists(tags if tags is not None else value, min_size=1, max_size=2, unique=True)
     bound = st.none() | moment
     small = st.integers(0, 3)
+    turn_range = turns if turns is not None else st.builds(TurnRange, first=small, last=small)
 
     @st.composite
     def build(draw: st.DrawFn) -> MetaFilter:
         fields: dict[str, object] = {"reach": draw(reach)}
         for name in draw(names):
             if name == "folder":
-                fields["folder"] = "/" + draw(value)
+                fields["folder"] = draw(folder)
+            elif name == "file_path":
+                fields["file_path"] = draw(file_path)
+            elif name == "source_id":
+                fields["source_id"] = draw(source_id)
             elif name == "kinds":
                 fields["kinds"] = draw(item_kinds)
             elif name == "sources":
@@ -448,7 +471,7 @@ def meta_filters(
                 fields["observed_after"] = draw(bound)
                 fields["observed_before"] = draw(bound)
             elif name == "turns":
-                fields["turns"] = TurnRange(first=draw(small), last=draw(small))
+                fields["turns"] = draw(turn_range)
             else:
                 fields[name] = draw(value)
         return MetaFilter.model_validate(fields)

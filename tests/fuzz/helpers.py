@@ -21,9 +21,7 @@ class AsyncReferenceEngine(AsyncEngineOver):
 def with_driver(repro: Path, spec: str, into: Path) -> Path:
     """A copy of the reproduction file `repro` (in `into`) that rebuilds driver `spec`."""
     text = repro.read_text(encoding="utf-8")
-    swapped, count = re.subn(
-        r"(?m)^DRIVER_SPEC: str \| None = .*$", f"DRIVER_SPEC: str | None = {spec!r}", text
-    )
+    swapped, count = re.subn(r"(?m)^DRIVER_SPEC: str = .*$", f"DRIVER_SPEC: str = {spec!r}", text)
     assert count == 1, "the reproduction file names its driver once"
     copy = into / f"{repro.stem}_{re.sub(r'[^A-Za-z0-9]', '_', spec)}.py"
     copy.write_text(swapped, encoding="utf-8")

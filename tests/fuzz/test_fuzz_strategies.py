@@ -17,6 +17,7 @@ from conformance import provider as cp
 from conformance.engine import InvalidRequest, StoreItem
 from conformance.fuzz import ROOT_PLACEHOLDER, EngineFuzzConfig, ProviderFuzzConfig
 from conformance.fuzz import strategies as fs
+from conformance.fuzz.config import near_miss_namespaces
 from conformance.fuzz.steps import Step, literal
 from conformance.provider import Invalid, Namespace
 
@@ -86,9 +87,10 @@ def test_invalid_provider_namespaces_break_a_rule(name: str) -> None:
 
 
 @FAST
-@given(ProviderFuzzConfig().namespaces, ProviderFuzzConfig().invalid_namespaces)
+@given(near_miss_namespaces(), ProviderFuzzConfig().invalid_namespaces)
 def test_machine_namespace_specs_stay_under_the_root(spec: str, bad: str) -> None:
     assert ROOT_PLACEHOLDER in spec
+    Namespace.validate_name(spec.replace(ROOT_PLACEHOLDER, "tinymemory-conformance/n/f"))
     assert bad == "" or ROOT_PLACEHOLDER in bad
 
 

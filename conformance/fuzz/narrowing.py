@@ -1,0 +1,222 @@
+"""Narrowing a fuzz configuration by the constraints a driver declares, and saying so.
+
+A driver that cannot take some contract-valid input declares it
+(`conformance.constraints.Constraints`); the fuzzer then never sends it, and every
+narrowing is written down (`Narrowed.notes`, shown in the run's header and its report
+entry), so a pass is never silently a pass over less than the contract.
+
+Texts are cleaned (disallowed characters dropped, cut to the declared length, never left
+empty) rather than filtered, so a narrow alphabet does not starve the search; names are
+filtered, since a cleaned name could collide with another one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final, Generic, TypeVar
+
+from conformance.constraints import Constraints
+from conformance.engine import Conversation, Document, DocumentBody, Learning, StoreItem
+from conformance.fuzz import pools
+from conformance.fuzz.config import (
+    ROOT_PLACEHOLDER,
+    EngineFuzzConfig,
+    ProviderFuzzConfig,
+    near_miss_keys,
+    near_miss_namespaces,
+)
+from conformance.fuzz.differential import FuzzConfigError
+from conformance.fuzz.strategies import DEFAULT_KEY_ALPHABET
+
+__all__ = [
+    "MODEL_ROOT",
+    "Narrowed",
+    "bulk_fit",
+    "narrow_engine",
+    "narrow_provider",
+    "text_cleaner",
+]
+
+C = TypeVar("C")
+
+MODEL_ROOT: Final = "tinymemory-conformance/" + "0" * 40 + "/fuzz-provider-differential"
+"""A run root at least as long as any real one, for judging namespaces against limits."""
+
+
+@dataclass(frozen=True)
+class Narrowed(Generic[C]):
+    """A configuration narrowed by declared constraints: the configuration, the texts'
+    cleaner (for bulk writes), and one note per narrowing."""
+
+    config: C
+    fit: Callable[[str], str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _is_control(char: str) -> bool:
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0
+
+
+def text_cleaner(constraints: Constraints, *, blank: str = "x") -> Callable[[str], str]:
+    """A function making any text one the declared constraints admit as content: drops
+    control or non-ASCII characters when they are refused, cuts to the longest length,
+    and answers `blank` for a text left empty when empty content is refused."""
+
+    def clean(text: str) -> str:
+        if not constraints.control_characters:
+            text = "".join(c for c in text if not _is_control(c))
+        if not constraints.non_ascii:
+            text = "".join(c for c in text if c.isascii())
+        if constraints.max_content_length is not None:
+            text = text[: constraints.max_content_length]
+        if not text and not constraints.empty_content:
+            return blank
+        return text
+
+    return clean
+
+
+def _text_notes(constraints: Constraints, what: str) -> list[str]:
+    notes: list[str] = []
+    if not constraints.control_characters:
+        notes.append(f"{what}: no control characters")
+    if not constraints.non_ascii:
+        notes.append(f"{what}: ASCII only")
+    if constraints.max_content_length is not None:
+        notes.append(f"{what}: at most {constraints.max_content_length} characters")
+    return notes
+
+
+def _non_blank(clean: Callable[[str], str]) -> Callable[[str], str]:
+    # Item texts and queries must not be blank, whatever the cleaning left.
+    return lambda text: cleaned if (cleaned := clean(text)).strip() else "x"
+
+
+def _clean_item(item: StoreItem, clean: Callable[[str], str]) -> StoreItem:
+    if isinstance(item, Document):
+        text = item.body.text
+        if text is None:
+            return item
+        title = None if item.title is None else clean(item.title)
+        return item.model_copy(update={"body": DocumentBody(text=clean(text)), "title": title})
+    if isinstance(item, Learning):
+        evidence = None if item.evidence is None else clean(item.evidence)
+        return item.model_copy(update={"text": clean(item.text), "evidence": evidence})
+    assert isinstance(item, Conversation)
+    turns = [turn.model_copy(update={"text": clean(turn.text)}) for turn in item.turns]
+    return item.model_copy(update={"turns": turns})
+
+
+def narrow_engine(config: EngineFuzzConfig, constraints: Constraints) -> Narrowed[EngineFuzzConfig]:
+    """`config` with every item text (and query) admitted by `constraints`."""
+    notes = _text_notes(constraints, "item texts and queries")
+    if not notes:
+        return Narrowed(config, lambda text: text)
+    clean = _non_blank(text_cleaner(constraints))
+    narrowed = dataclasses.replace(
+        config,
+        items=config.items.map(lambda item: _clean_item(item, clean)),
+        queries=config.queries.map(clean),
+    )
+    return Narrowed(narrowed, clean, notes)
+
+
+def _rules(alphabet: str | None, most: int | None, unit: str) -> list[str]:
+    rules: list[str] = []
+    if alphabet is not None:
+        rules.append(f"only the characters {alphabet!r}")
+    if most is not None:
+        rules.append(f"at most {most} {unit}")
+    return rules
+
+
+def _pool_note(what: str, rules: list[str], pool: Sequence[str], kept: Sequence[str]) -> list[str]:
+    """The note for a pool narrowed by `rules`, if there are any."""
+    if not rules:
+        return []
+    dropped = [value for value in pool if value not in kept]
+    shown = ", ".join(repr(value) for value in dropped[:4]) or "none"
+    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    return [
+        f"{what}: {' and '.join(rules)} (leaves out {len(dropped)} of the {len(pool)} "
+        f"near-miss {what}, e.g. {shown}{more})"
+    ]
+
+
+def narrow_provider(
+    config: ProviderFuzzConfig, constraints: Constraints
+) -> Narrowed[ProviderFuzzConfig]:
+    """`config` with every namespace, key, content and query admitted by `constraints`.
+
+    Unset namespaces and keys (`None`) become the near-miss pools less what the
+    constraints refuse; strategies a vendor set are filtered. Raises `FuzzConfigError`
+    when the constraints admit no namespace under the run root, or no key.
+    """
+    notes: list[str] = []
+
+    def admits_spec(spec: str) -> bool:
+        return constraints.admits_namespace(spec.replace(ROOT_PLACEHOLDER, MODEL_ROOT))
+
+    if not admits_spec(f"{ROOT_PLACEHOLDER}/a"):
+        raise FuzzConfigError(
+            f"the driver's declared constraints ({'; '.join(constraints.describe())}) refuse "
+            f"every namespace under the run root (such as {MODEL_ROOT + '/a'!r}): "
+            "the fuzzer cannot write anywhere"
+        )
+    specs = [spec for spec in pools.PROVIDER_SPECS if admits_spec(spec)]
+    rules = _rules(
+        constraints.namespace_alphabet, constraints.max_namespace_bytes, "bytes with the run root"
+    )
+    if not constraints.empty_or_dot_segments:
+        rules.append("no empty or '.' segment")
+    notes += _pool_note("namespaces", rules, pools.PROVIDER_SPECS, specs)
+    keys = [key for key in pools.KEYS if constraints.admits_key(key)]
+    key_alphabet = "".join(
+        c
+        for c in DEFAULT_KEY_ALPHABET
+        if constraints.key_alphabet is None or c in constraints.key_alphabet
+    )
+    if not keys and not key_alphabet:
+        raise FuzzConfigError(
+            f"the driver's declared constraints ({'; '.join(constraints.describe())}) "
+            "admit no entry key the fuzzer can make"
+        )
+    key_rules = _rules(constraints.key_alphabet, constraints.max_key_length, "characters")
+    notes += _pool_note("keys", key_rules, pools.KEYS, keys)
+    notes += _text_notes(constraints, "contents and queries")
+    if not constraints.empty_content:
+        notes.append("contents: never empty")
+    clean = text_cleaner(constraints)
+    query = _non_blank(clean)
+    scope_alphabet = "".join(c for c in "ab.-_" if admits_spec(f"{ROOT_PLACEHOLDER}/{c}a"))
+    namespaces = (
+        near_miss_namespaces(specs or [f"{ROOT_PLACEHOLDER}/a"], scope_alphabet or "a")
+        if config.namespaces is None
+        else config.namespaces
+    ).filter(admits_spec)
+    most = min(6, constraints.max_key_length or 6)
+    made_keys = (
+        near_miss_keys(keys or ["k"], key_alphabet or "k", most)
+        if config.keys is None
+        else config.keys
+    ).filter(constraints.admits_key)
+    narrowed = dataclasses.replace(
+        config,
+        namespaces=namespaces,
+        keys=made_keys,
+        key_prefixes=config.key_prefixes.filter(lambda p: constraints.admits_key(f"{p}100")),
+        contents=config.contents.map(clean) if notes else config.contents,
+        queries=config.queries.map(query) if notes else config.queries,
+    )
+    return Narrowed(narrowed, clean if notes else (lambda text: text), notes)
+
+
+def bulk_fit(profile: str, constraints: Constraints) -> Callable[[str], str] | None:
+    """How bulk texts are narrowed for `profile` under `constraints` (`None`: not at all)."""
+    if not constraints.declared:
+        return None
+    if profile == "engine":
+        return narrow_engine(EngineFuzzConfig(), constraints).fit
+    return narrow_provider(ProviderFuzzConfig(), constraints).fit

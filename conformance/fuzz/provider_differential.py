@@ -1,0 +1,632 @@
+"""The provider profile's differential: the mandatory families, one step per operation.
+
+``ProviderDifferential`` stores (upserts), gets, forgets, lists, recalls, exports and
+imports on the provider under test and on an oracle (``ReferenceProvider``, or
+``NullProvider`` for a provider that retains nothing) and compares what the contract
+pins (contract-reference A1, A4, A6, A7; decisions §4.1, §4.11):
+
+- ``get`` and ``list`` answer the same rows (as multisets, so a duplicate shows):
+  key, content, namespace, category, session and taint; ``forget`` the same booleans;
+- ``namespaces()``, restricted to the run's namespaces, the same counts; each
+  namespace reported once and exactly as written (its section preserved);
+- ``list(None)`` holds every row the run wrote (decisions §4.1);
+- ``recall`` answers at most ``limit`` rows, all from the namespace asked, each a
+  current row (content included) matching the category and scoring at least the
+  minimum score; with no namespace, only ``global`` rows;
+- an empty ``SourceScope`` hides every source-attributed row (``external_sync``); an
+  unattributed row may be returned or not (decisions §4.11);
+- an export holds every row; a row forgotten and imported back returns, taint included;
+- contract-valid input within the driver's declared constraints is stored, never
+  refused; malformed input may be refused, only with ``Invalid``, and is then not stored.
+
+Every namespace the run writes lies under its root, except ``global``, where every
+key carries the run marker and every read is filtered by it. Teardown forgets the
+writes the driver accepted, never one it refused. Nothing is ever cleared wholesale.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Final
+
+from conformance.checks.evidence import show
+from conformance.fuzz.bulk import bulk_entries
+from conformance.fuzz.config import ROOT_PLACEHOLDER
+from conformance.fuzz.differential import Differential, FuzzConfigError, operation
+from conformance.fuzz.strategies import BAD_CURSOR
+from conformance.provider import (
+    GLOBAL_NAMESPACE,
+    ExportRecord,
+    Invalid,
+    MemoryCategory,
+    MemoryEntry,
+    MemoryTaint,
+    OwnedRecallOpts,
+    SourceScope,
+)
+
+__all__ = ["PROVIDER_TARGET", "ProviderDifferential", "provider_oracle"]
+
+PROVIDER_TARGET: Final = "fuzz.provider.differential"
+"""The check id of the provider differential."""
+
+MAX_PAGES: Final = 10_000
+"""Export pages after which an export that still hands out cursors is judged never to end."""
+
+FINAL_EXPORT_PAGES: Final = 3
+"""Pages of the export every program ends with."""
+
+UNSOURCED_LIMIT: Final = 8
+"""The limit of a recall with an empty source scope."""
+
+Row = tuple[str | None, str, str, str, str | None, str]
+"""What the contract pins of an entry: namespace, key, content, category, session, taint."""
+
+_DECLARE: Final = (
+    "the write stored (the input is contract-valid and within the driver's declared "
+    "constraints; a store that cannot take it declares so with Driver(constraints=...))"
+)
+
+
+def provider_oracle(retains: bool) -> Any:
+    """The oracle for a provider: the reference provider, or an empty store (the null
+    provider) for a provider the retention probe finds keeps nothing (decisions §4.8)."""
+    if retains:
+        from reference_driver.provider import ReferenceProvider
+
+        return ReferenceProvider()
+    from null_driver.provider import NullProvider
+
+    return NullProvider()
+
+
+def _taint(value: str) -> str:
+    """A taint's wire string (a driver may hand back a string; unknown ones fail closed)."""
+    return MemoryTaint(value).value
+
+
+def _row(entry: MemoryEntry) -> Row:
+    return (
+        entry.namespace,
+        entry.key,
+        entry.content,
+        str(entry.category),
+        entry.session_id,
+        _taint(entry.taint),
+    )
+
+
+def _rows(entries: Sequence[MemoryEntry]) -> Counter[Row]:
+    return Counter(_row(entry) for entry in entries)
+
+
+def _some(rows: Counter[Row], most: int = 6) -> str:
+    """Up to `most` rows, shown, and how many more there are."""
+    shown = sorted(map(show, rows.elements()))
+    if not shown:
+        return "none"
+    more = f", and {len(shown) - most} more" if len(shown) > most else ""
+    return ", ".join(shown[:most]) + more
+
+
+def _error(error: BaseException | None) -> str:
+    return "no error" if error is None else f"{type(error).__qualname__}: {error}"
+
+
+class ProviderDifferential(Differential):
+    """The provider under test beside an oracle; every method is one step.
+
+    Namespaces are passed as specs: `~` stands for the run root (`learning:~/a`), and
+    `global` is the global namespace, where keys are written with the marker in front.
+    """
+
+    check_id = PROVIDER_TARGET
+    writes = frozenset(
+        {"store", "store_bulk", "forget", "export_import", "store_invalid_namespace"}
+    )
+
+    def __init__(self, driver: Any, oracle: Any, *, retains: bool, **common: Any) -> None:
+        super().__init__(driver, oracle, retains=retains, **common)
+        self.spaces: set[str] = set()
+        """Every namespace under the root a write was accepted in."""
+        self.used_global = False
+        self.written: set[tuple[str, str]] = set()
+        """Every (namespace, key) whose write the driver accepted: what teardown forgets."""
+        self.recalled: builtins.list[tuple[str | None, str, builtins.list[float]]] = []
+        """Each recall's namespace spec, query and the scores the driver answered."""
+
+    # -- names ----------------------------------------------------------------------
+
+    def namespace(self, spec: str) -> str:
+        """The namespace a spec names; a spec must hold the root placeholder (or be
+        `global`, or empty), so that no write leaves the run root."""
+        if ROOT_PLACEHOLDER not in spec and spec not in (GLOBAL_NAMESPACE, ""):
+            raise FuzzConfigError(
+                f"namespace spec {spec!r} does not contain {ROOT_PLACEHOLDER!r}, the run root"
+            )
+        return spec.replace(ROOT_PLACEHOLDER, self.root)
+
+    def key(self, namespace: str, key: str) -> str:
+        """The key as written: marked in `global`, as given elsewhere."""
+        return f"{self.marker}-{key}" if namespace == GLOBAL_NAMESPACE else key
+
+    def _ours(self, namespace: str | None, key: str) -> bool:
+        if namespace == GLOBAL_NAMESPACE:
+            return key.startswith(f"{self.marker}-")
+        return namespace is not None and self.root in namespace
+
+    def _address(self, spec: str, key: str) -> tuple[str, str]:
+        namespace = self.namespace(spec)
+        return namespace, self.key(namespace, key)
+
+    def held_contents(self) -> builtins.list[str]:
+        """The contents the oracle holds, in its order (for recall queries)."""
+        return [row.content for row in self.oracle.list(None, None, None)]
+
+    def held_keys(self, spec: str) -> builtins.list[str]:
+        """The keys (as drawn, unmarked) the oracle holds in the namespace of `spec`."""
+        namespace = self.namespace(spec)
+        keys = [row.key for row in self.oracle.list(namespace, None, None)]
+        if namespace == GLOBAL_NAMESPACE:
+            return [key.removeprefix(f"{self.marker}-") for key in keys]
+        return keys
+
+    def row_count(self) -> int:
+        """How many rows the oracle holds."""
+        return len(self.oracle.list(None, None, None))
+
+    # -- comparisons ----------------------------------------------------------------
+
+    def _same_rows(
+        self,
+        call: str,
+        got: Sequence[MemoryEntry],
+        want: Sequence[MemoryEntry],
+        expected: str = "",
+        noticed: str = "",
+    ) -> None:
+        mine, theirs = _rows(got), _rows(want)
+        if mine == theirs:
+            return
+        self.fail(
+            call,
+            expected or "the rows the oracle holds",
+            f"{sum(mine.values())} rows where {sum(theirs.values())} were due; "
+            f"extra: {_some(mine - theirs)}; missing: {_some(theirs - mine)}{noticed}",
+        )
+
+    def _driver_rows(self, namespace: str | None, label: str = "") -> builtins.list[MemoryEntry]:
+        call = label or f"list({namespace!r}, None, None)"
+        rows = self.call(call, self.driver.list, namespace, None, None)
+        if namespace is None or namespace == GLOBAL_NAMESPACE:
+            return [row for row in rows if self._ours(row.namespace, row.key)]
+        return builtins.list(rows)
+
+    def _namespace_agrees(self, namespace: str, after: str, expected: str = "") -> None:
+        """After a write or forget: the namespace it touched lists the oracle's rows; a
+        difference is blamed on `after`, the step's own calls."""
+        self._same_rows(
+            after,
+            self._driver_rows(namespace, f"list({namespace!r}, None, None) after {after}"),
+            self.oracle.list(namespace, None, None),
+            expected or f"{namespace!r} to list the oracle's rows after it",
+        )
+        self.stats.peak = max(self.stats.peak, self.row_count())
+
+    # -- writes ---------------------------------------------------------------------
+
+    def _write(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> str:
+        call = (
+            f"store({namespace!r}, {key!r}, {show(content)}, {category}, {session_id!r}, "
+            f"{taint.value})"
+        )
+        _, error = self.attempt(
+            call, self.driver.store, namespace, key, content, category, session_id, taint
+        )
+        self.require(error is None, call, _DECLARE, _error(error))
+        self.written.add((namespace, key))
+        if namespace == GLOBAL_NAMESPACE:
+            self.used_global = True
+        else:
+            self.spaces.add(namespace)
+        self.oracle.store(namespace, key, content, category, session_id, taint)
+        return call
+
+    @operation
+    def store(
+        self,
+        spec: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        """Store (upsert) one entry: stored as written, and nothing else in its namespace
+        changed."""
+        namespace, written = self._address(spec, key)
+        call = self._write(namespace, written, content, category, session_id, taint)
+        self._namespace_agrees(namespace, call)
+
+    @operation
+    def store_bulk(self, spec: str, prefix: str, count: int, salt: int) -> None:
+        """Store the `count` entries of bulk `salt` (`conformance.fuzz.bulk`, keys
+        `<prefix>0`...) into one namespace, one `store` each."""
+        namespace = self.namespace(spec)
+        for entry in bulk_entries(prefix, count, salt, fit=self.fit):
+            self._write(
+                namespace,
+                self.key(namespace, entry.key),
+                entry.content,
+                entry.category,
+                entry.session_id,
+                entry.taint,
+            )
+        self._namespace_agrees(namespace, f"<{count} stores of bulk {salt}> into {namespace!r}")
+
+    @operation
+    def get(self, spec: str, key: str) -> None:
+        """Get one entry: the same row as the oracle's, or `None` for both."""
+        namespace, written = self._address(spec, key)
+        call = f"get({namespace!r}, {written!r})"
+        got = self.call(call, self.driver.get, namespace, written)
+        want = self.oracle.get(namespace, written)
+        self.require(
+            (None if got is None else _row(got)) == (None if want is None else _row(want)),
+            call,
+            show(None if want is None else _row(want)),
+            show(None if got is None else _row(got)),
+        )
+
+    @operation
+    def forget(self, spec: str, key: str) -> None:
+        """Forget one entry: whether it existed, as the oracle says; nothing else in its
+        namespace removed."""
+        namespace, written = self._address(spec, key)
+        call = f"forget({namespace!r}, {written!r})"
+        got = self.call(call, self.driver.forget, namespace, written)
+        want = self.oracle.forget(namespace, written)
+        self.require(got is want, call, repr(want), show(got))
+        self._namespace_agrees(namespace, call, "only the forgotten row gone")
+
+    # -- reads ----------------------------------------------------------------------
+
+    @operation
+    def list_entries(
+        self, spec: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> None:
+        """List one namespace, or every namespace (`None`, restricted to the run's)."""
+        namespace = None if spec is None else self.namespace(spec)
+        call = f"list({namespace!r}, {category}, {session_id!r})"
+        got = self.call(call, self.driver.list, namespace, category, session_id)
+        if namespace is None or namespace == GLOBAL_NAMESPACE:
+            got = [row for row in got if self._ours(row.namespace, row.key)]
+        self._same_rows(call, got, self.oracle.list(namespace, category, session_id))
+
+    @operation
+    def namespaces(self) -> None:
+        """`namespaces()`: each of the run's namespaces once, with the oracle's count."""
+        self._namespaces_agree("namespaces()")
+
+    def _namespaces_agree(self, call: str) -> None:
+        got = self.call(call, self.driver.namespaces)
+        ours = [s for s in got if s.namespace != GLOBAL_NAMESPACE and self.root in s.namespace]
+        seen = Counter(s.namespace for s in ours)
+        twice = sorted(ns for ns, n in seen.items() if n > 1)
+        self.require(not twice, call, "each namespace once", f"{twice} more than once")
+        # A namespace left empty may stay listed with count 0.
+        mine = {s.namespace: s.count for s in ours if s.count}
+        want_all = {s.namespace: s.count for s in self.oracle.namespaces()}
+        want = {ns: n for ns, n in want_all.items() if ns != GLOBAL_NAMESPACE}
+        wrong = [
+            f"{ns!r}: {mine.get(ns, 0)} (wanted {want.get(ns, 0)})"
+            for ns in sorted(set(mine) | set(want))
+            if mine.get(ns, 0) != want.get(ns, 0)
+        ]
+        self.require(
+            not wrong,
+            call,
+            "each namespace of the run with the oracle's count",
+            "; ".join(wrong[:8]) + (f"; and {len(wrong) - 8} more" if len(wrong) > 8 else ""),
+        )
+        ours_global = want_all.get(GLOBAL_NAMESPACE, 0)
+        if ours_global:
+            theirs = sum(s.count for s in got if s.namespace == GLOBAL_NAMESPACE)
+            self.require(
+                theirs >= ours_global,
+                call,
+                f"at least {ours_global} entries in 'global'",
+                f"{theirs} entries",
+            )
+
+    @operation
+    def recall(
+        self,
+        spec: str | None,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        min_score: float | None,
+    ) -> None:
+        """Recall: at most `limit` current rows of the namespace asked (`global` when none),
+        each of `category` and scoring at least `min_score` when those are set."""
+        scores = self._recall_in(
+            None if spec is None else self.namespace(spec), query, limit, category, min_score
+        )
+        self.recalled.append((spec, query, scores))
+
+    def _recall_in(
+        self,
+        namespace: str | None,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        min_score: float | None,
+    ) -> builtins.list[float]:
+        searched = GLOBAL_NAMESPACE if namespace is None else namespace
+        opts = OwnedRecallOpts(namespace=namespace, category=category, min_score=min_score)
+        call = f"recall({query!r}, {limit}, {opts.model_dump(mode='json')}, None)"
+        hits = self.call(call, self.driver.recall, query, limit, opts, None)
+        self.require(len(hits) <= limit, call, f"at most {limit} hits", f"{len(hits)} hits")
+        scores: builtins.list[float] = []
+        for hit in hits:
+            self.require(
+                hit.namespace == searched,
+                call,
+                f"hits from {searched!r} only",
+                f"a hit from {hit.namespace!r} (key {hit.key!r})",
+            )
+            if not self._ours(hit.namespace, hit.key):
+                continue  # another writer's row in `global`
+            row = self.oracle.get(searched, hit.key)
+            self.require(
+                row is not None and row.content == hit.content,
+                call,
+                "hits that are current rows",
+                show(_row(hit)),
+            )
+            if category is not None:
+                self.require(
+                    hit.category == category, call, f"hits of category {category}", show(_row(hit))
+                )
+            if hit.score is not None:
+                scores.append(hit.score)
+                if min_score is not None:
+                    self.require(
+                        hit.score >= min_score,
+                        call,
+                        f"no hit scoring below min_score {min_score!r}",
+                        f"{hit.key!r} scoring {hit.score!r}",
+                    )
+        return scores
+
+    @operation
+    def recall_unsourced(self, spec: str, query: str) -> None:
+        """Recall with an empty source scope: no source-attributed (`external_sync`) row;
+        an unattributed row may be answered or hidden (decisions §4.11); or `Invalid`."""
+        namespace = self.namespace(spec)
+        call = f"recall({query!r}, {UNSOURCED_LIMIT}, namespace={namespace!r}, SourceScope([]))"
+        hits, error = self.attempt(
+            call,
+            self.driver.recall,
+            query,
+            UNSOURCED_LIMIT,
+            OwnedRecallOpts(namespace=namespace),
+            SourceScope(allow=[]),
+        )
+        if error is not None:
+            self.require(isinstance(error, Invalid), call, "an answer or Invalid", _error(error))
+            return
+        for hit in hits or []:
+            self.require(
+                _taint(hit.taint) != MemoryTaint.EXTERNAL_SYNC.value,
+                call,
+                "no source-attributed (external_sync) row: an empty scope denies them",
+                show(_row(hit)),
+            )
+            row = self.oracle.get(namespace, hit.key) if hit.namespace == namespace else None
+            self.require(
+                row is not None and row.content == hit.content,
+                call,
+                f"only current rows of {namespace!r}",
+                show(_row(hit)),
+            )
+
+    @operation
+    def recall_malformed(self, spec: str | None) -> None:
+        """Recall with a NaN minimum score: a driver may answer, or refuse with `Invalid`."""
+        namespace = None if spec is None else self.namespace(spec)
+        call = f"recall('alpha', 3, namespace={namespace!r}, min_score=NaN)"
+        opts = OwnedRecallOpts(namespace=namespace, min_score=float("nan"))
+        _, error = self.attempt(call, self.driver.recall, "alpha", 3, opts, None)
+        self.require(
+            error is None or isinstance(error, Invalid),
+            call,
+            "an answer, or Invalid for a malformed filter",
+            _error(error),
+        )
+
+    @operation
+    def store_invalid_namespace(self, spec: str) -> None:
+        """Store under a namespace breaking contract-reference A6. A driver may accept it
+        (the run then forgets it at once) or refuse it, only with `Invalid`, storing
+        nothing. A refused write is never forgotten: the driver may refuse that too."""
+        namespace = self.namespace(spec)
+        key = f"{self.marker}-bad"
+        call = f"store({namespace!r}, {key!r}, 'x', core, None, internal)"
+        _, error = self.attempt(
+            call,
+            self.driver.store,
+            namespace,
+            key,
+            "x",
+            MemoryCategory.CORE,
+            None,
+            MemoryTaint.INTERNAL,
+        )
+        if error is None:
+            self.written.add((namespace, key))
+            self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
+            self.written.discard((namespace, key))
+            return
+        self.require(isinstance(error, Invalid), call, "success, or Invalid", _error(error))
+        rows = self.call("list(None, None, None)", self.driver.list, None, None, None)
+        kept = [_row(row) for row in rows if row.key == key]
+        self.require(not kept, call, "a refused write to store nothing", show(kept))
+
+    # -- portability ----------------------------------------------------------------
+
+    def _export_all(self, limit: int) -> builtins.list[ExportRecord]:
+        records: builtins.list[ExportRecord] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        call = "export_page"
+        for number in range(MAX_PAGES):
+            call = f"export_page({cursor!r}, {limit})"
+            page = self.call(call, self.driver.export_page, cursor, limit)
+            records.extend(page.records)
+            if page.next_cursor is None:
+                return records
+            if number == 0:
+                self.stats.crossed.add("export")
+            self.require(
+                page.next_cursor not in seen,
+                call,
+                "a cursor never issued before",
+                f"the cursor {page.next_cursor!r} again",
+            )
+            seen.add(page.next_cursor)
+            cursor = page.next_cursor
+        self.fail(call, f"an export that ends within {MAX_PAGES} pages", "a cursor on every page")
+
+    def _oracle_export(self) -> builtins.list[ExportRecord]:
+        records: builtins.list[ExportRecord] = []
+        cursor: str | None = None
+        while True:
+            page = self.oracle.export_page(cursor, 64)
+            records.extend(page.records)
+            if page.next_cursor is None:
+                return records
+            cursor = page.next_cursor
+
+    def _export_holds_every_row(self, page: int) -> builtins.list[ExportRecord]:
+        """Export everything `page` records at a time; every row of the run (outside
+        `global`, whose records cannot be told apart) must be in it. The records."""
+        records = self._export_all(page)
+        exported = Counter(
+            (r.namespace, _taint(r.taint))
+            for r in records
+            if r.namespace != GLOBAL_NAMESPACE and self._ours(r.namespace, "")
+        )
+        held = Counter(
+            (row.namespace, _taint(row.taint))
+            for row in self.oracle.list(None, None, None)
+            if row.namespace != GLOBAL_NAMESPACE
+        )
+        short = {k: n - exported[k] for k, n in held.items() if exported[k] < n}
+        self.require(
+            not short,
+            f"export_page(..., {page}) over <{len(records)} records>",
+            "every row of the run exported",
+            "missing records: "
+            + ", ".join(f"{n} of {ns!r} ({taint})" for (ns, taint), n in sorted(short.items())),
+        )
+        return records
+
+    @operation
+    def export_import(self, spec: str, page: int, picks: builtins.list[int]) -> None:
+        """Export everything `page` records at a time: every row of the run is exported.
+        Then forget the rows `picks` choose in the namespace of `spec` (nothing else may
+        go), import the namespace's records: the rows come back, taint included."""
+        namespace = self.namespace(spec)
+        records = self._export_holds_every_row(page)
+        theirs = [r for r in self._oracle_export() if r.namespace == namespace]
+        rows = self.oracle.list(namespace, None, None)
+        chosen = (
+            builtins.list(dict.fromkeys(rows[p % len(rows)].key for p in picks)) if rows else []
+        )
+        for key in chosen:
+            call = f"forget({namespace!r}, {key!r}) before the import"
+            got = self.call(call, self.driver.forget, namespace, key)
+            want = self.oracle.forget(namespace, key)
+            self.require(got is want, call, repr(want), show(got))
+        if chosen:
+            forgets = ", ".join(f"forget({namespace!r}, {key!r})" for key in chosen)
+            self._namespace_agrees(namespace, forgets, "only the forgotten rows gone")
+        mine = [r for r in records if r.namespace == namespace]
+        call = f"import_records(<{len(mine)} records of {namespace!r}>)"
+        outcome = self.call(call, self.driver.import_records, mine)
+        self.require(
+            outcome.failed == 0,
+            call,
+            "failed == 0",
+            f"failed {outcome.failed}, errors {show(outcome.errors)}",
+        )
+        self.oracle.import_records(theirs)
+        self._namespace_agrees(namespace, call, "the exported rows back, taint included")
+
+    @operation
+    def export_foreign_cursor(self) -> None:
+        """`export_page` with a cursor the driver never issued: `Invalid`."""
+        call = f"export_page({BAD_CURSOR!r}, 8)"
+        page, error = self.attempt(call, self.driver.export_page, BAD_CURSOR, 8)
+        self.require(
+            isinstance(error, Invalid),
+            call,
+            "Invalid (a cursor the driver did not issue)",
+            f"success ({show(page)})" if error is None else _error(error),
+        )
+
+    # -- invariants and cleanup -----------------------------------------------------
+
+    def check_invariants(self) -> None:
+        """`list(None)`, restricted to the run's rows, holds exactly the oracle's rows."""
+        self.last_call = "verify"
+        call = "list(None, None, None)"
+        self._same_rows(
+            call,
+            self._driver_rows(None, call),
+            self.oracle.list(None, None, None),
+            noticed=self.noticed(),
+        )
+
+    def final_check(self) -> None:
+        """Once per program: `namespaces()` agrees with the oracle, an export in a few
+        pages holds every row, and recall with no namespace, asked for a row of another
+        namespace, stays in `global` (decisions §4.1)."""
+        self.last_call = "final check"
+        self._namespaces_agree("namespaces() at the end")
+        # An export in a few pages, so every program pages through one.
+        self._export_holds_every_row(max(2, math.ceil(self.row_count() / FINAL_EXPORT_PAGES)))
+        for namespace in sorted(self.spaces):
+            held = [row for row in self.oracle.list(namespace, None, None) if row.content.strip()]
+            if held:
+                self._recall_in(None, held[0].content, 8, None, None)
+                return
+
+    def cleanup(self, *, everything: bool) -> builtins.list[str]:
+        """Forget the accepted writes (all of them, or those the oracle still holds);
+        describe any survivor."""
+        if everything:
+            targets = sorted(self.written)
+        else:
+            targets = sorted(
+                (str(row.namespace), row.key) for row in self.oracle.list(None, None, None)
+            )
+        for namespace, key in targets:
+            self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
+        left = Counter(
+            row.namespace for row in self._driver_rows(None, "list(None) after teardown")
+        )
+        return [f"{n} entries survived in {ns!r}" for ns, n in sorted(left.items(), key=str)]

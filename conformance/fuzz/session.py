@@ -1,0 +1,177 @@
+"""One driver instance fuzzed program after program: the unit a search, a replay and a
+regression test share.
+
+A session probes once whether the instance retains writes (choosing the oracle), then
+makes one differential per program, each under its own root. A search runs its
+programs through hypothesis; a replay (shrinking, checking a regression file before it
+is written) and the regression file itself run recorded programs through
+`program()`, so all three make exactly the same calls in the same order:
+
+    fuzz = FuzzSession.start("fuzz.provider.differential", driver)
+    with fuzz.program() as m:
+        m.store("~/a", "k", "alpha", cp.MemoryCategory.CORE, None, cp.MemoryTaint.INTERNAL)
+        m.verify()
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.bridge import as_sync
+from conformance.checks.context import CheckContext, RunSettings
+from conformance.checks.engine_support import engine_retains_writes
+from conformance.checks.outcome import ConformanceFailure, Inconclusive
+from conformance.checks.provider_support import provider_retains_writes
+from conformance.driver import Driver, Profile
+from conformance.fuzz.differential import Differential
+from conformance.fuzz.engine_differential import ENGINE_TARGET, EngineDifferential, engine_oracle
+from conformance.fuzz.narrowing import bulk_fit
+from conformance.fuzz.provider_differential import (
+    PROVIDER_TARGET,
+    ProviderDifferential,
+    provider_oracle,
+)
+from conformance.fuzz.stats import FuzzStats
+from conformance.fuzz.steps import FailureSink, Step
+
+__all__ = ["PROFILE_OF", "FuzzSession", "SessionOptions", "differential_class"]
+
+PROFILE_OF: dict[str, Profile] = {ENGINE_TARGET: "engine", PROVIDER_TARGET: "provider"}
+"""The profile each fuzz target drives."""
+
+
+def differential_class(target_id: str) -> type[Differential]:
+    """The differential of a fuzz target."""
+    return EngineDifferential if target_id == ENGINE_TARGET else ProviderDifferential
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """How a session's differentials compare and call."""
+
+    settings: RunSettings = field(default_factory=RunSettings)
+    """Time limit and retries of every driver call."""
+    full_every: int = 1
+    """Steps between two whole-store comparisons (1 in a regression test)."""
+    full_page: int = 100
+    """Engine: the page size of the whole-store comparison."""
+    max_pages: int = 4
+    """Engine: most pages one fetch step reads."""
+    fit: Callable[[str], str] | None = None
+    """Narrows bulk texts to the driver's declared constraints."""
+    oracle: Callable[[], Any] | None = None
+    """A custom oracle factory (used only when the driver retains writes)."""
+
+
+class FuzzSession:
+    """Programs run one after another on one driver instance."""
+
+    def __init__(
+        self,
+        target_id: str,
+        driver: Any,
+        options: SessionOptions | None = None,
+        *,
+        stats: FuzzStats | None = None,
+        sink: FailureSink | None = None,
+    ) -> None:
+        self.target_id = target_id
+        self.profile = PROFILE_OF[target_id]
+        self.driver = as_sync(driver)
+        self.options = options or SessionOptions()
+        self.stats = stats if stats is not None else FuzzStats()
+        self.sink = sink
+        self.history: list[list[Step]] = []
+        """The step log of every program opened, in order."""
+        self.escape = False
+        self.retains = self._probe()
+
+    @classmethod
+    def start(
+        cls,
+        target_id: str,
+        driver: Driver | Any,
+        *,
+        full_every: int = 1,
+        settings: RunSettings | None = None,
+    ) -> FuzzSession:
+        """A session over `driver` (a `Driver`, from which a fresh instance is made and
+        whose declared constraints narrow bulk texts as in the run, or an engine or
+        provider object), as a regression test opens one."""
+        profile = PROFILE_OF[target_id]
+        fit = None
+        obj = driver
+        if isinstance(driver, Driver):
+            obj, fit = driver.make(profile), bulk_fit(profile, driver.constraints)
+        options = SessionOptions(settings=settings or RunSettings(), full_every=full_every, fit=fit)
+        return cls(target_id, obj, options)
+
+    def _probe(self) -> bool:
+        ctx = CheckContext(f"{self.target_id}.retention_probe", self.options.settings)
+        try:
+            if self.profile == "engine":
+                return engine_retains_writes(self.driver, ctx)
+            return provider_retains_writes(self.driver, ctx)
+        finally:
+            self.stats.other_calls += ctx.calls
+            self.stats.other_retries += ctx.retries
+
+    def _oracle(self) -> Any:
+        if not self.retains:
+            return engine_oracle(False) if self.profile == "engine" else provider_oracle(False)
+        if self.options.oracle is not None:
+            return self.options.oracle()
+        return engine_oracle(True) if self.profile == "engine" else provider_oracle(True)
+
+    @property
+    def oracle_name(self) -> str:
+        """`reference`, `empty` (the driver retains nothing) or `custom`."""
+        if not self.retains:
+            return "empty"
+        return "custom" if self.options.oracle is not None else "reference"
+
+    def open(self) -> Differential:
+        """A differential for the next program, under a root of its own."""
+        options = self.options
+        common: dict[str, Any] = {
+            "retains": self.retains,
+            "ctx": CheckContext(self.target_id, options.settings),
+            "sink": self.sink,
+            "stats": self.stats.program(),
+            "full_every": options.full_every,
+            "fit": options.fit,
+        }
+        if self.profile == "engine":
+            common.update(full_page=options.full_page, max_pages=options.max_pages)
+        made = differential_class(self.target_id)(self.driver, self._oracle(), **common)
+        made.index = len(self.history)
+        made.escape = self.escape
+        self.history.append(made.log)
+        return made
+
+    @contextlib.contextmanager
+    def program(self) -> Iterator[Differential]:
+        """One program: a differential whose teardown (a final comparison, then forgetting
+        what it wrote) runs when the block ends; after a failure inside, cleanup is best
+        effort and the failure is the one raised."""
+        made = self.open()
+        try:
+            yield made
+        except BaseException:
+            with contextlib.suppress(Exception):
+                made.teardown()
+            raise
+        made.teardown()
+
+    def shutdown(self) -> None:
+        """Shut the instance down (a provider's `shutdown`), under the run's time limit."""
+        shutdown = getattr(self.driver, "shutdown", None)
+        if not callable(shutdown):
+            return
+        ctx = CheckContext(f"{self.target_id}.shutdown", self.options.settings)
+        with contextlib.suppress(ConformanceFailure, Inconclusive):
+            ctx.invoke("shutdown()", shutdown)
+        self.stats.other_calls += ctx.calls
