@@ -138,11 +138,15 @@ async def _carrying(coro: Coroutine[Any, Any, T]) -> T:
 def _blocking(method: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
+        coro = method(*args, **kwargs)
         try:
-            return run_coroutine(_carrying(method(*args, **kwargs)), f"{method.__name__}()")
+            return run_coroutine(_carrying(coro), f"{method.__name__}()")
         except _Carried as carried:
             # Raised where the driver was called: an outcome of the check that called.
             raise carried.error from None
+        except LoopBlocked:
+            coro.close()  # never started: closed here, so it is not reported as un-awaited
+            raise
 
     return call
 

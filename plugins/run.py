@@ -419,7 +419,7 @@ class KitRun:
                     else f"{type(exc).__qualname__}: {exc}"
                 )
                 entry.outcome = "failed"
-                entry.reason = f"{target.id} could not run (seed {seed}): {shown}"
+                entry.reason = f"fuzz target `{target.id}` could not run (seed {seed}): {shown}"
             else:
                 entry.reason = report.summary()
         if report is not None:

@@ -214,16 +214,18 @@ class ProviderFuzzConfig:
         default_factory=lambda: st.integers(1, 3) | st.sampled_from([16, 64, 200])
     )
     """Export page sizes: small (the export crosses pages) and large."""
-    bulk_sizes: st.SearchStrategy[int] = field(default_factory=lambda: _sizes((3, 2, 3), (1, 4, 8)))
+    bulk_sizes: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((3, 2, 4), (1, 5, 10))
+    )
     """Entries of one later bulk put into one namespace. Every entry costs a `store` and,
     at teardown, a `forget`, so later bulks stay small; the large stores come from
     `initial_bulk`."""
     initial_bulk: st.SearchStrategy[int] = field(
-        default_factory=lambda: _sizes((12, 20, 22), (1, 100, 104))
+        default_factory=lambda: _sizes((12, 20, 26), (1, 100, 110))
     )
     """Entries of the bulk every program starts with: twenty odd, and one program in
     thirteen over a hundred."""
-    max_rows: int = 100
+    max_rows: int = 120
     """No bulk is put while the store holds this many rows (each costs a `store` and a
     `forget`)."""
     use_global: bool = True

@@ -83,7 +83,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             self.d.store_bulk(spec, prefix, count, salt)
 
         # A write goes to a namespace held or a new one, which joins the bundle. One write
-        # in six is a small bulk instead: every entry costs a `store` and, at teardown, a
+        # in five is a small bulk instead: every entry costs a `store` and, at teardown, a
         # `forget`, so the large stores come from the first bulk of each program.
         @rule(
             target=spaces,

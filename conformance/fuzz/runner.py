@@ -66,7 +66,7 @@ __all__ = [
 DEFAULT_EXAMPLES: Final = 40
 """Examples (programs) per run unless `examples` says otherwise."""
 
-DEFAULT_STEPS: Final = 64
+DEFAULT_STEPS: Final = 80
 """Most steps of one program: long enough that the stores programs start with are
 read, paged, forgotten and exported many times over."""
 
@@ -357,7 +357,8 @@ def run_fuzz(
                 shrink_calls if shrink_calls is not None else DEFAULT_SHRINK_CALLS,
                 repro_dir,
                 driver_options or {},
-                run.secrets,
+                # Every credential value: options holding one are read from the environment.
+                (*run.credentials.values(), *run.secrets),
             )
             raise failure
     finally:

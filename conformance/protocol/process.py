@@ -11,11 +11,18 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from typing import IO, Final
 
 from conformance.protocol.errors import ProtocolError
 from conformance.report import redact_text as _redact
+
+READ_SLICE: Final = 0.05
+"""Seconds one wait for the driver's answer lasts before the kit may be interrupted."""
+
+READ_SIZE: Final = 1 << 16
+"""Bytes read from the driver's stdout at once."""
 
 STDERR_LINES: Final = 20
 """Lines of the driver's stderr kept to show when it fails."""
@@ -52,7 +59,10 @@ class DriverProcess:
             ) from None
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin: IO[bytes] = self._proc.stdin
-        self._stdout: IO[bytes] = self._proc.stdout
+        # Read with os.read into a buffer of the kit's own: select on the descriptor then
+        # tells the truth about what is waiting.
+        self._stdout_fd = self._proc.stdout.fileno()
+        self._pending = bytearray()
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._drained = threading.Event()
         threading.Thread(
@@ -101,23 +111,43 @@ class DriverProcess:
             raise self.gone("while the kit wrote to it") from None
 
     def read_line(self, timeout: float | None = None, awaited: str = "") -> bytes:
-        """The next line of stdout; `timeout` bounds the wait for a first byte (used only
-        while nothing is buffered: the handshake). EOF is a `ProtocolError` naming what
-        was `awaited`."""
-        if timeout is not None:
-            ready, _, _ = select.select([self._stdout], [], [], timeout)
-            if not ready:
-                raise ProtocolError(
-                    f"the driver process {self.command} said nothing within {timeout:g} s of "
-                    f"being started; {self.stderr_tail()}"
-                )
-        try:
-            line = self._stdout.readline()
-        except (OSError, ValueError):
-            line = b""
-        if not line:
-            raise self.gone(f"before answering {awaited}" if awaited else "before answering")
-        return line
+        """The next line of stdout; `timeout` bounds the wait for a first byte (the
+        handshake). EOF is a `ProtocolError` naming what was `awaited`.
+
+        The wait is made in short slices, so the kit's time limit can interrupt it on
+        any thread (a blocking read in C could not be interrupted off the main thread).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            end = self._pending.find(b"\n")
+            if end >= 0:
+                line = bytes(self._pending[: end + 1])
+                del self._pending[: end + 1]
+                return line
+            wait = READ_SLICE
+            if deadline is not None and not self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ProtocolError(
+                        f"the driver process {self.command} said nothing within "
+                        f"{timeout:g} s of being started; {self.stderr_tail()}"
+                    )
+                wait = min(wait, left)
+            try:
+                ready, _, _ = select.select([self._stdout_fd], [], [], wait)
+                chunk = os.read(self._stdout_fd, READ_SIZE) if ready else None
+            except (OSError, ValueError):
+                chunk = b""
+            if chunk is None:
+                continue
+            if not chunk:
+                if self._pending:
+                    # A last line without its newline: the decoder says what is wrong.
+                    line = bytes(self._pending)
+                    self._pending.clear()
+                    return line
+                raise self.gone(f"before answering {awaited}" if awaited else "before answering")
+            self._pending += chunk
 
     def exit_status(self, wait: float = 2.0) -> int | None:
         """The exit status, waiting up to `wait` seconds for it; `None` if still running."""

@@ -297,7 +297,7 @@ ENGINE_CONFIGURATIONS: Final = (
         "Explore counts server-side over everything admitted, ignoring scan_limit",
         ("server-explore",),
         engine=EngineFreedoms(server_explore=True),
-        fuzz_examples=2,
+        fuzz_examples=3,
     ),
     Configuration(
         "engine-offset-timestamps",
@@ -449,28 +449,28 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Recall scores ×100 (min_score on that scale)",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="scaled"),
-        fuzz_examples=30,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-negative-scores",
         "Recall scores shifted below zero (− 2); higher is still better",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="negative"),
-        fuzz_examples=30,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-no-scores",
         "Recall answers score=None",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="none"),
-        fuzz_examples=30,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-scope-denies-unattributed",
         "Recall under any source scope answers [] (unattributed entries denied too)",
         ("scope-denies-unattributed",),
         provider=ProviderFreedoms(scope="deny"),
-        fuzz_examples=6,
+        fuzz_examples=20,
     ),
     Configuration(
         "provider-scope-returns-unattributed",
@@ -478,7 +478,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "denies external_sync ones",
         ("scope-returns-unattributed",),
         provider=ProviderFreedoms(scope="unattributed"),
-        fuzz_examples=6,
+        fuzz_examples=20,
     ),
     Configuration(
         "provider-export-page-cap",
@@ -597,7 +597,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             keep_empty_namespaces=True,
         ),
         asynchronous=True,
-        fuzz_examples=6,
+        fuzz_examples=20,
     ),
     Configuration(
         "provider-everything-sync",
@@ -609,7 +609,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             scores="negative",
             export_pages=PageShape(short=True),
         ),
-        fuzz_examples=30,
+        fuzz_examples=8,
     ),
 )
 

@@ -227,11 +227,6 @@ def test_no_output_of_a_run_carries_the_key(
             assert SECRET not in text, f"the key leaked into the {where}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fuzz regression files still embed DRIVER_OPTIONS and the failure text; keeping "
-    "them out (options read from the environment) is the fuzzer's part of issue 16",
-)
 def test_no_regression_file_carries_the_key(
     leaky_run: tuple[str, dict[str, str], Report],
 ) -> None:
