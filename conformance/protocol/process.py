@@ -114,8 +114,9 @@ class DriverProcess:
         """The next line of stdout; `timeout` bounds the wait for a first byte (the
         handshake). EOF is a `ProtocolError` naming what was `awaited`.
 
-        The wait is made in short slices, so the kit's time limit can interrupt it on
-        any thread (a blocking read in C could not be interrupted off the main thread).
+        Off the main thread the wait is made in short slices, so the kit's time limit can
+        interrupt it there too (a blocking read cannot be interrupted but by a signal,
+        and signals reach the main thread only).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -134,8 +135,13 @@ class DriverProcess:
                     )
                 wait = min(wait, left)
             try:
-                ready, _, _ = select.select([self._stdout_fd], [], [], wait)
-                chunk = os.read(self._stdout_fd, READ_SIZE) if ready else None
+                if deadline is None and threading.current_thread() is threading.main_thread():
+                    # On the main thread SIGALRM interrupts a blocking read: one system
+                    # call instead of a select and a read per answer.
+                    chunk: bytes | None = os.read(self._stdout_fd, READ_SIZE)
+                else:
+                    ready, _, _ = select.select([self._stdout_fd], [], [], wait)
+                    chunk = os.read(self._stdout_fd, READ_SIZE) if ready else None
             except (OSError, ValueError):
                 chunk = b""
             if chunk is None:
