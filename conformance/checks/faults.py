@@ -175,6 +175,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListMatchesPathPrefix", "lists a namespace with everything below it"),
         Fault("RecallMatchesPrefix", "recall matches the namespace as a string prefix"),
         Fault("ForgetsKeyUnderTheParent", "forgets the key in every namespace under the parent"),
+        Fault("JoinsNamespaceAndKey", "addresses a row by `namespace:key`: two entries share one"),
     ),
     "provider.store_get_round_trip": (
         Fault("DropsSession", "stores every entry without its session"),
@@ -182,6 +183,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.upsert_replaces_rather_than_duplicates": (
         Fault("UpsertDuplicates", "storing a key again keeps the old row beside the new one"),
         Fault("UpsertKeepsOldLabels", "a second store keeps the first category, session and taint"),
+        Fault("UpsertMergesSession", "a second store without a session keeps the first one's"),
     ),
     "provider.list_filters_narrow": (
         Fault("IgnoresCategoryFilter", "list ignores the category filter"),

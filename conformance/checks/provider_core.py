@@ -105,19 +105,30 @@ def assert_store_get_round_trip(provider: Any, ctx: CheckContext) -> None:
     storage=True,
 )
 def assert_upsert_replaces_rather_than_duplicates(provider: Any, ctx: CheckContext) -> None:
-    """Two stores under one key leave one row, holding everything of the second."""
+    """Two stores under one key leave one row, holding everything of the second; a
+    second store without a session clears the first one's (a store that merges the new
+    fields into the old row, as a metadata upsert may, keeps it)."""
     namespace = ns(ctx, "upsert")
-    first = Row(namespace, "same-key", "first", CORE, "session-1", INTERNAL)
-    second = Row(namespace, "same-key", "second", DAILY, "session-2", EXTERNAL)
-    put_rows(provider, ctx, [first, second])
+    replaced = (
+        Row(namespace, "same-key", "first", CORE, "session-1", INTERNAL),
+        Row(namespace, "same-key", "second", DAILY, "session-2", EXTERNAL),
+    )
+    cleared = (
+        Row(namespace, "cleared-key", "first", DAILY, "session-1", EXTERNAL),
+        Row(namespace, "cleared-key", "second", CORE, None, INTERNAL),
+    )
+    put_rows(provider, ctx, [replaced[0], cleared[0], replaced[1], cleared[1]])
     rows = provider.list(namespace, None, None)
     call = f"list({namespace!r}, None, None)"
-    ctx.require_ids(call, keys_of(ctx, rows), named_keys(ctx, ["same-key"]), "exactly one row")
-    ctx.require_same(call, second.fields(), read_back(rows[0]), "the second store")
-    entry = provider.get(namespace, "same-key")
-    get_call = f"get({namespace!r}, 'same-key')"
-    ctx.require(entry is not None, get_call, "the entry", "None")
-    ctx.require_same(get_call, second.fields(), read_back(entry), "the second store")
+    keys = named_keys(ctx, ["same-key", "cleared-key"])
+    ctx.require_ids(call, keys_of(ctx, rows), keys, "exactly one row a key")
+    listed = {row.key: row for row in rows}
+    for _, second in (replaced, cleared):
+        ctx.require_same(call, second.fields(), read_back(listed[second.key]), "the second store")
+        entry = provider.get(namespace, second.key)
+        get_call = f"get({namespace!r}, {second.key!r})"
+        ctx.require(entry is not None, get_call, "the entry", "None")
+        ctx.require_same(get_call, second.fields(), read_back(entry), "the second store")
 
 
 @check(

@@ -30,6 +30,11 @@ SECTIONED_SIBLINGS = (("x", "iso-x"), ("xy", "iso-xy"))
 NEAR_MISSES = (("a", "ab"), ("ab", "a"), ("a", "a-b"), ("a-b", "a"), ("a", "a/b"), ("a/b", "a"))
 SECTIONED_NEAR_MISSES = (("x", "xy"), ("xy", "x"))
 
+# Separators a store may join a namespace and a key with into one id or path: each is
+# valid inside a namespace, so `(a + s + "j", "k")` and `(a, "j" + s + "k")` join alike
+# and must stay two entries.
+JOINERS = (":", "::", "/", ".", "")
+
 
 @check(
     "provider.namespaces_are_isolated",
@@ -39,7 +44,9 @@ SECTIONED_NEAR_MISSES = (("x", "xy"), ("xy", "x"))
 )
 def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
     """Namespaces that are string-prefix siblings (`a`, `ab`, `a-b`), a path child (`a/b`)
-    and sectioned siblings (`learning:…x`, `learning:…xy`) never see each other.
+    and sectioned siblings (`learning:…x`, `learning:…xy`) never see each other; nor do
+    two entries whose namespace and key join into one string (`(a:j, k)` and
+    `(a, j:k)`, for `:`, `::`, `/`, `.` and no separator).
 
     Each holds the key `k` and a key of its own: `list`, `get`, `recall` and the
     `namespaces()` counts of one never include the other; forgetting `k` in `a`
@@ -79,7 +86,8 @@ def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
         got = provider.get(namespace, key)
         call = f"get({namespace!r}, {key!r})"
         ctx.require(got is None, call, f"None ({key!r} lives in {other!r} only)", got)
-    require_counts(provider, ctx, {n: 2 for n in names.values()})
+    joined = _require_joined_addresses_apart(provider, ctx)
+    require_counts(provider, ctx, {**{n: 2 for n in names.values()}, **joined})
 
     never = ns(ctx, "iso/never-written")
     listed = provider.list(never, None, None)
@@ -97,6 +105,36 @@ def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
             ctx.require(got is None, call, "None", got)
         else:
             ctx.require(got is not None, call, f"the entry of {label!r}, still there", "None")
-    counts = {n: 2 for n in names.values()}
+    counts = {**{n: 2 for n in names.values()}, **joined}
     counts[first] = 1
     require_counts(provider, ctx, counts)
+
+
+def _require_joined_addresses_apart(provider: Any, ctx: CheckContext) -> dict[str, int]:
+    """Store `(a + s + "j", "k")` and `(a, "j" + s + "k")` for each joiner `s` the
+    driver's constraints admit; each reads and lists back as its own entry. The count
+    each namespace written must have."""
+    constraints = ctx.settings.constraints
+    rows: list[Row] = []
+    for i, joiner in enumerate(JOINERS):
+        base = ns(ctx, f"iso/joined-{i}")
+        pair = [
+            Row(f"{base}{joiner}j", "k", f"needle joined by {joiner!r}, key k"),
+            Row(base, f"j{joiner}k", f"needle joined by {joiner!r}, key j{joiner}k"),
+        ]
+        if all(constraints.admits_namespace(r.namespace) for r in pair) and all(
+            constraints.admits_key(r.key) for r in pair
+        ):
+            rows.extend(pair)
+    put_rows(provider, ctx, rows)
+    for row in rows:
+        call = f"get({row.namespace!r}, {row.key!r})"
+        entry = provider.get(row.namespace, row.key)
+        ctx.require(entry is not None, call, "the entry", "None")
+        ctx.require_same(call, row.fields(), read_back(entry), "the entry")
+        listed = provider.list(row.namespace, None, None)
+        want = [entry_ref(ctx, row.namespace, row.key)]
+        ctx.require_ids(
+            f"list({row.namespace!r}, None, None)", refs(ctx, listed), want, "exactly its entry"
+        )
+    return {row.namespace: 1 for row in rows}

@@ -548,6 +548,39 @@ class RecallSessionAfterLimitPlusFifty(RecallSessionAfterTopHundred):
         return limit + 50
 
 
+class JoinsNamespaceAndKey(ReferenceProvider):
+    """Addresses a row by `f"{namespace}:{key}"` (a vector store's id), so `(a:j, k)` and
+    `(a, j:k)` are one row: the later store replaces the earlier, and a read of either
+    answers the row last written there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._owners: dict[str, tuple[str, str]] = {}
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        owner = self._owners.get(f"{namespace}:{key}")
+        if owner is not None and owner != (namespace, key):
+            super().forget(*owner)
+        self._owners[f"{namespace}:{key}"] = (namespace, key)
+        super().store(namespace, key, content, category, session_id, taint)
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        owner = self._owners.get(f"{namespace}:{key}")
+        return None if owner is None else super().get(*owner)
+
+    def forget(self, namespace: str, key: str) -> bool:
+        owner = self._owners.pop(f"{namespace}:{key}", None)
+        return owner is not None and super().forget(*owner)
+
+
 class NamespaceMatchedAsPrefix(ReferenceProvider):
     """Matches a namespace as a string prefix (`LIKE 'ns%'`) in list, recall and counts."""
 
@@ -681,6 +714,17 @@ class UpsertKeepsOldLabels(Hooked):
             return super().write(row)
         kept = row._replace(category=old.category, session_id=old.session_id, taint=old.taint)
         return super().write(kept)
+
+
+class UpsertMergesSession(Hooked):
+    """A second store without a session keeps the first one's (a metadata upsert that
+    merges the new fields into the old ones, as chromadb's does, and omits `None`)."""
+
+    def write(self, row: Written) -> Written:
+        old = self.get(row.namespace, row.key)
+        if old is None or row.session_id is not None:
+            return super().write(row)
+        return super().write(row._replace(session_id=old.session_id))
 
 
 class RecallReversed(ReferenceProvider):
@@ -961,12 +1005,14 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RecallSessionAfterTopHundred: "provider.recall_filters_narrow",
     RecallSessionAfterLimitPlusFifty: "provider.recall_filters_narrow",
     NamespaceMatchedAsPrefix: "provider.namespaces_are_isolated",
+    JoinsNamespaceAndKey: "provider.namespaces_are_isolated",
     ListMatchesPathPrefix: "provider.namespaces_are_isolated",
     RecallMatchesPrefix: "provider.namespaces_are_isolated",
     ForgetsKeyUnderTheParent: "provider.namespaces_are_isolated",
     CategoryFilterIgnoresCase: "provider.list_filters_narrow",
     SessionFilterMatchesPrefix: "provider.list_filters_narrow",
     UpsertKeepsOldLabels: "provider.upsert_replaces_rather_than_duplicates",
+    UpsertMergesSession: "provider.upsert_replaces_rather_than_duplicates",
     RecallIgnoresCategory: "provider.recall_filters_narrow",
     RecallSessionIgnoresCase: "provider.recall_filters_narrow",
     RecallReversed: "provider.recall_ranks_best_first",
