@@ -257,7 +257,9 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
     and each filter exactly its probes. Then three items a tag filter admits beneath
     130 it excludes whose text is the query itself: fetched with a limit of 10, the
     filter answers exactly the three in every mode (the filter is applied inside the
-    ranking, not to a top-k cut of it)."""
+    ranking, not to a top-k cut of it); so do a folder filter and a subtree reach that
+    admit the three and exclude the 130, which an adapter is likelier to apply in its
+    own code."""
     declared = require_a_mode(engine, ctx)
     stored, cases = _store_probes(engine, ctx)
     everything = MetaFilter(workspace=probe_workspace(ctx))
@@ -282,8 +284,9 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
     outranked = store_outranked(engine, ctx)
     want = outranked_clause(f"exactly the {len(outranked.kept)} items it admits, each once")
     for mode in declared:
-        call = f"fetch(query, {mode.value}, tag filter, limit {OUTRANKED_LIMIT})"
-        found = fetch_all(engine, ctx, outranked.query, mode, outranked.filter, OUTRANKED_LIMIT)
-        got = ids(found)
-        require_missed_held(engine, ctx, outranked.kept, got, writer=BATCH_OWNER)
-        ctx.require_ids(call, got, list(outranked.kept), want)
+        for label, filter in outranked.filters.items():
+            call = f"fetch(query, {mode.value}, {label}, limit {OUTRANKED_LIMIT})"
+            found = fetch_all(engine, ctx, outranked.query, mode, filter, OUTRANKED_LIMIT)
+            got = ids(found)
+            require_missed_held(engine, ctx, outranked.kept, got, writer=BATCH_OWNER)
+            ctx.require_ids(call, got, list(outranked.kept), want)

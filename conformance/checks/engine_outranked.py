@@ -15,7 +15,15 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import meta, run_filter
 from conformance.checks.engine_writes import store_batch
-from conformance.engine import MetaFilter, StoreItem, document
+from conformance.engine import (
+    MetaFilter,
+    Namespace,
+    Reach,
+    Segment,
+    SegmentKind,
+    StoreItem,
+    document,
+)
 
 OUTRANKING = 130
 """Excluded items ranked above the admitted ones: past a cut at 100, and past a cut at
@@ -27,42 +35,61 @@ ADMITTED = 3
 
 @dataclass(frozen=True)
 class Outranked:
-    """The query, the filter, and the items it admits by id (labelled `kept1`..)."""
+    """The query, the filters (by label) that each admit exactly the kept items, and
+    those items by id (labelled `kept1`..)."""
 
     query: str
-    filter: MetaFilter
+    filters: dict[str, MetaFilter]
     kept: dict[str, StoreItem]
 
 
 def outranked_items(
     ctx: CheckContext,
-) -> tuple[str, MetaFilter, dict[str, StoreItem], dict[str, StoreItem]]:
-    """The query, a filter (the run's workspace and a tag), the items it admits and the
-    items above them, by label: `kept1`..`kept3` carry the tag and two of the query's
-    four words; `above1`..`above130` have the query itself as their text (the best hit
-    in every mode) and another tag."""
+) -> tuple[str, dict[str, MetaFilter], dict[str, StoreItem], dict[str, StoreItem]]:
+    """The query, the filters, the items they admit and the items above them, by label.
+
+    `kept1`..`kept3` carry two of the query's four words, a tag, the folder `/<m>/kept`
+    and the namespace `agent:<m>-kept/agent:<m>-leaf`; `above1`..`above130` have the
+    query itself as their text (the best hit in every mode), another tag, the folder
+    `/<m>/keptx` and the parent namespace. Each filter (the run's workspace and one of:
+    the tag, the folder prefix, a subtree reach at the leaf) admits exactly the kept
+    items. A store filters on a tag inside its ranking more often than on a path prefix
+    or a namespace subtree, which an adapter tends to apply in its own code.
+    """
     m = ctx.marker
     query = f"{m} amber falcon river"
     wanted = f"{m}-wanted"
+    parent = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-kept"))
+    leaf = parent.child(Segment(SegmentKind.AGENT, f"{m}-leaf"))
     kept: dict[str, StoreItem] = {
-        f"kept{i}": document(f"{m} amber kept {i}", meta(ctx, tags=[wanted]))
+        f"kept{i}": document(
+            f"{m} amber kept {i}",
+            meta(ctx, tags=[wanted], folder=f"/{m}/kept/notes", namespace=leaf),
+        )
         for i in range(1, ADMITTED + 1)
     }
     above: dict[str, StoreItem] = {
-        f"above{i}": document(query, meta(ctx, tags=[f"{m}-other{i}"]))
+        f"above{i}": document(
+            query, meta(ctx, tags=[f"{m}-other{i}"], folder=f"/{m}/keptx", namespace=parent)
+        )
         for i in range(1, OUTRANKING + 1)
     }
-    return query, run_filter(ctx, tags_any=[wanted]), kept, above
+    filters = {
+        "tag filter": run_filter(ctx, tags_any=[wanted]),
+        "folder filter": run_filter(ctx, folder=f"/{m}/kept"),
+        "subtree reach": run_filter(ctx, reach=Reach.subtree(leaf)),
+    }
+    return query, filters, kept, above
 
 
 def store_outranked(engine: Any, ctx: CheckContext) -> Outranked:
     """Store the outranked items in the run's workspace, in batches (the admitted ones
     in a batch of their own, so that receipts in any order name them); what a read of
     them asks for, and the ids it must answer."""
-    query, filter, kept, above = outranked_items(ctx)
+    query, filters, kept, above = outranked_items(ctx)
     stored = store_batch(engine, ctx, kept)
     store_batch(engine, ctx, above)
-    return Outranked(query, filter, stored)
+    return Outranked(query, filters, stored)
 
 
 def outranked_clause(want: str) -> str:

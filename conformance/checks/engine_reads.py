@@ -149,9 +149,10 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
 def assert_recall(engine: Any, ctx: CheckContext) -> None:
     """Recall of the run's marker (limit 5, run filter) answers non-blank text with 1 to 5
     citations, each naming an item the run lists, with that item's kind. Then, with three
-    items a tag filter admits beneath 130 it excludes whose text is the question itself,
-    recall with that filter cites at least one item and only items the filter admits
-    (the filter is applied inside the ranking, not to a top-k cut of it).
+    items beneath 130 whose text is the question itself, recall with each filter that
+    admits exactly the three (a tag, a folder prefix, a subtree reach) cites at least
+    one item and only items the filter admits (the filter is applied inside the
+    ranking, not to a top-k cut of it).
 
     Recall is not asked for a limit above 100: the contract bounds its citations from
     above only, so a recall citing fewer than it may is conformant.
@@ -180,15 +181,16 @@ def assert_recall(engine: Any, ctx: CheckContext) -> None:
         )
 
     outranked = store_outranked(engine, ctx)
-    req = RecallRequest(question=outranked.query, filter=outranked.filter, limit=OUTRANKED_LIMIT)
-    cited = [citation.id for citation in engine.recall(req).citations]
-    call = f"recall(question, limit {OUTRANKED_LIMIT}, tag filter)"
-    if not cited:
-        require_missed_held(engine, ctx, outranked.kept, cited, writer=BATCH_OWNER)
     admitted = set(outranked.kept)
-    ctx.require(
-        bool(cited) and all(item_id in admitted for item_id in cited),
-        call,
-        outranked_clause(f"1 to {OUTRANKED_LIMIT} citations, each an item the filter admits"),
-        f"citations {ctx.named(cited)}" if cited else "no citations",
-    )
+    for label, filter in outranked.filters.items():
+        req = RecallRequest(question=outranked.query, filter=filter, limit=OUTRANKED_LIMIT)
+        cited = [citation.id for citation in engine.recall(req).citations]
+        call = f"recall(question, limit {OUTRANKED_LIMIT}, {label})"
+        if not cited:
+            require_missed_held(engine, ctx, outranked.kept, cited, writer=BATCH_OWNER)
+        ctx.require(
+            bool(cited) and all(item_id in admitted for item_id in cited),
+            call,
+            outranked_clause(f"1 to {OUTRANKED_LIMIT} citations, each an item the filter admits"),
+            f"citations {ctx.named(cited)}" if cited else "no citations",
+        )

@@ -60,6 +60,18 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault(
             "FetchFiltersAfterLimitPlusFifty", "ranks everything, keeps limit + 50, then filters"
         ),
+        Fault(
+            "FetchPathsAfterTopHundred",
+            "filters on tags inside its ranking, on a folder or subtree after keeping 100",
+        ),
+        Fault(
+            "FetchPathsAfterLimitPlusFifty",
+            "filters on tags inside its ranking, on a folder or subtree after keeping limit + 50",
+        ),
+        Fault(
+            "FetchSubtreeAfterTopHundred",
+            "filters inside its ranking but for a subtree reach, applied after keeping 100",
+        ),
     ),
     "engine.list_filters": (
         Fault(
@@ -149,6 +161,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("RecallFiltersAfterTopHundred", "ranks everything, keeps 100, then filters"),
         Fault(
             "RecallFiltersAfterLimitPlusFifty", "ranks everything, keeps limit + 50, then filters"
+        ),
+        Fault(
+            "RecallPathsAfterTopHundred",
+            "filters on tags inside its ranking, on a folder or subtree after keeping 100",
         ),
     ),
     "engine.validation": (

@@ -470,12 +470,20 @@ class FetchFiltersAfterTopHundred(ReferenceEngine):
     def cut(self, start: int, limit: int) -> int:
         return 100
 
+    def pushed(self, filter: MetaFilter) -> MetaFilter:
+        """The part of `filter` the store applies inside its ranking."""
+        return MetaFilter()
+
     def fetch(self, req: FetchRequest) -> FetchPage:
         self.descriptor().ensure_mode(req.mode)
         req.validate()
         start = parse_cursor(req.cursor)
         everything = req.model_copy(
-            update={"filter": MetaFilter(), "limit": self.cut(start, req.limit), "cursor": None}
+            update={
+                "filter": self.pushed(req.filter),
+                "limit": self.cut(start, req.limit),
+                "cursor": None,
+            }
         )
         top = super().fetch(everything).hits
         admitted = [hit for hit in top if req.filter.matches(hit.kind, hit.meta)]
@@ -498,9 +506,15 @@ class RecallFiltersAfterTopHundred(ReferenceEngine):
     def cut(self, limit: int) -> int:
         return 100
 
+    def pushed(self, filter: MetaFilter) -> MetaFilter:
+        """The part of `filter` the store applies inside its ranking."""
+        return MetaFilter()
+
     def recall(self, req: RecallRequest) -> RecallAnswer:
         req.validate()
-        wide = req.model_copy(update={"filter": MetaFilter(), "limit": self.cut(req.limit)})
+        wide = req.model_copy(
+            update={"filter": self.pushed(req.filter), "limit": self.cut(req.limit)}
+        )
         top = super().recall(wide)
         cited = [c for c in top.citations if req.filter.matches(c.kind, c.meta)][: req.limit]
         if not cited:
@@ -513,6 +527,49 @@ class RecallFiltersAfterLimitPlusFifty(RecallFiltersAfterTopHundred):
 
     def cut(self, limit: int) -> int:
         return limit + 50
+
+
+def _equality_part(filter: MetaFilter) -> MetaFilter:
+    """`filter` without what a store with equality filters only cannot apply: the folder
+    and file_path prefixes and a reach reading descendants."""
+    reach = None if filter.reach is not None and filter.reach.descendants else filter.reach
+    return filter.model_copy(update={"folder": None, "file_path": None, "reach": reach})
+
+
+class FetchPathsAfterTopHundred(FetchFiltersAfterTopHundred):
+    """fetch applies tags, kinds and exact fields inside its ranking, but a folder or
+    file_path prefix and a subtree reach in its own code after keeping the best 100 (a
+    vector store whose filters are equalities only)."""
+
+    def pushed(self, filter: MetaFilter) -> MetaFilter:
+        return _equality_part(filter)
+
+
+class FetchPathsAfterLimitPlusFifty(FetchPathsAfterTopHundred):
+    """fetch keeps the best `offset + limit + 50` of what its equality filters admit,
+    then applies the path prefixes and a subtree reach."""
+
+    def cut(self, start: int, limit: int) -> int:
+        return start + limit + 50
+
+
+class FetchSubtreeAfterTopHundred(FetchFiltersAfterTopHundred):
+    """fetch applies every filter field inside its ranking but a reach reading
+    descendants, which it applies to its best 100 hits (a store matching a namespace by
+    equality or `$in` over the reach's nodes)."""
+
+    def pushed(self, filter: MetaFilter) -> MetaFilter:
+        if filter.reach is None or not filter.reach.descendants:
+            return filter
+        return filter.model_copy(update={"reach": None})
+
+
+class RecallPathsAfterTopHundred(RecallFiltersAfterTopHundred):
+    """recall applies tags, kinds and exact fields inside its ranking, but a folder or
+    file_path prefix and a subtree reach to its best 100 hits."""
+
+    def pushed(self, filter: MetaFilter) -> MetaFilter:
+        return _equality_part(filter)
 
 
 class FetchCursorRepeatsBoundary(ReferenceEngine):
@@ -1059,6 +1116,10 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     FetchFiltersAfterLimitPlusFifty: "engine.fetch_filters",
     RecallFiltersAfterTopHundred: "engine.recall",
     RecallFiltersAfterLimitPlusFifty: "engine.recall",
+    FetchPathsAfterTopHundred: "engine.fetch_filters",
+    FetchPathsAfterLimitPlusFifty: "engine.fetch_filters",
+    FetchSubtreeAfterTopHundred: "engine.fetch_filters",
+    RecallPathsAfterTopHundred: "engine.recall",
     FetchCursorRepeatsBoundary: "engine.cursor_progress",
     FetchCursorSkipsBoundary: "engine.cursor_progress",
     GetFirstHundred: "engine.get",
