@@ -1,6 +1,7 @@
 """Engine checks of filters: every field of `MetaFilter` selects exactly its items, and
 excludes the decoy beside them (a value sharing a string prefix, a path sharing a
-prefix but not its `/` boundary, a time one microsecond outside a bound), when listing
+prefix but not its `/` boundary, a path matching only if `_` or `%` were a wildcard, a
+time one microsecond outside a bound), and takes values holding a quote, when listing
 and in every declared fetch mode."""
 
 from __future__ import annotations
@@ -97,6 +98,14 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "file /docs/guide.md": doc("file under", file_path=f"/{m}/docs/guide.md"),
         "file /docs.md": doc("file sibling", file_path=f"/{m}/docs.md"),
         "file /docsx/guide.md": doc("file beside", file_path=f"/{m}/docsx/guide.md"),
+        # SQL and LIKE metacharacters: a filter spliced into a query string unescaped
+        # breaks on the quote, or lets `_` and `%` match any character.
+        "folder /snake_case": doc("folder snake", folder=f"/{m}/snake_case/a"),
+        "folder /snakeXcase": doc("folder snake decoy", folder=f"/{m}/snakeXcase/a"),
+        "folder /100%": doc("folder percent", folder=f"/{m}/100%/a"),
+        "folder /100 percent": doc("folder percent decoy", folder=f"/{m}/100 percent/a"),
+        "language quoted": doc("language quoted", language=f'{m}-it\'s "q"'),
+        "tag quoted": doc("tag quoted", tags=[f"{m}-o'tag"]),
         "language": doc("language", language=f"{m}-lang"),
         "language decoy": doc("language decoy", language=f"{m}-lang-x"),
         "repo": doc("repo", repo=f"owner/{m}"),
@@ -144,6 +153,10 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
         case("folder /src", "folder /src/app", "folder /src", folder=f"/{m}/src"),
         case("folder /src/", "folder /src/app", "folder /src", folder=f"/{m}/src/"),
         case("file_path /docs", "file /docs/guide.md", file_path=f"/{m}/docs"),
+        case("folder with _", "folder /snake_case", folder=f"/{m}/snake_case"),
+        case("folder with %", "folder /100%", folder=f"/{m}/100%"),
+        case("language with quotes", "language quoted", language=f'{m}-it\'s "q"'),
+        case("tags_any with a quote", "tag quoted", tags_any=[f"{m}-o'tag"]),
         case("language", "language", language=f"{m}-lang"),
         case("repo", "repo", repo=f"owner/{m}"),
         case("commit", "commit", commit=f"{m}c0ffee"),
@@ -224,11 +237,12 @@ def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
-    """Listing with each filter field selects exactly its probes among 38: folder and
+    """Listing with each filter field selects exactly its probes among 44: folder and
     file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
-    `/a/bc`; a trailing `/` changes nothing), exact fields not admitting a value they are
-    a prefix of, several tags, kinds and sources, and the observation window inclusive
-    at `observed_after`, exclusive at `observed_before`, to the microsecond."""
+    `/a/bc`; a trailing `/` changes nothing), `_` and `%` in a folder matching only
+    themselves, a quote in a value and a tag, exact fields not admitting a value they
+    are a prefix of, several tags, kinds and sources, and the observation window
+    inclusive at `observed_after`, exclusive at `observed_before`, to the microsecond."""
     stored, cases = _store_probes(engine, ctx)
     probes = MetaFilter(workspace=probe_workspace(ctx))
     require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)

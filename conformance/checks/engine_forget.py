@@ -123,13 +123,15 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
     (`drop` and `dropx`), and items carrying the tag in a workspace whose name extends
     the run's.
 
-    Catches a forget that deletes only the first page of matches (50, 100), and one
-    matching the tag or the workspace as a string prefix.
+    Catches a forget that deletes only the first page of matches (50, 100), one
+    matching the tag or the workspace as a string prefix, and one that cannot take the
+    quote the tag holds.
     """
     sibling = f"{ctx.root}x"
     cleanup(engine, ctx, sibling)
     seeded = _seeded(engine, ctx)
-    tag = f"{ctx.marker}-drop"
+    # The quote: a forget spliced into a query string unescaped breaks on it.
+    tag = f"{ctx.marker}-o'drop"
     drop_items = {f"drop{i}": note(ctx, f"drop {i}", tags=[tag]) for i in range(1, VOLUME + 1)}
     near_items = {f"near{i}": note(ctx, f"near miss {i}", tags=[f"{tag}x"]) for i in (1, 2, 3)}
     beside_items = {

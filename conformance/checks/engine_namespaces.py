@@ -67,7 +67,8 @@ def reaches(nodes: dict[str, Namespace]) -> list[tuple[str, Reach | None, str]]:
 def near_misses(ctx: CheckContext) -> dict[str, Namespace]:
     """Nodes whose paths are string prefixes of one another without being ancestors:
     `a`, `ab` and `a-b` side by side, then four levels below `a` with a sibling at each
-    depth whose id extends the node's (`s`/`s2`, `t`/`t-1`, `u`/`uu`), and `ab/s`."""
+    depth whose id extends the node's (`s`/`s2`, `t`/`t-1`, `u`/`uu`), and `ab/s`; and
+    `a_b` beside `aXb`, each with a child `s`, which only a `_` read as a wildcard mixes."""
 
     def agent(parent: Namespace, name: str) -> Namespace:
         return parent.child(Segment(SegmentKind.AGENT, name))
@@ -77,6 +78,8 @@ def near_misses(ctx: CheckContext) -> dict[str, Namespace]:
     ab = agent(Namespace.ROOT, f"{m}-ab")
     s = agent(a, "s")
     t = agent(s, "t")
+    a_b = agent(Namespace.ROOT, f"{m}-a_b")
+    a_x_b = agent(Namespace.ROOT, f"{m}-aXb")
     return {
         "root": Namespace.ROOT,
         "a": a,
@@ -89,6 +92,11 @@ def near_misses(ctx: CheckContext) -> dict[str, Namespace]:
         "a/s/t/u": agent(t, "u"),
         "a/s/t/uu": agent(t, "uu"),
         "ab/s": agent(ab, "s"),
+        # `_` is a wildcard to SQL LIKE: `subtree(a_b)` as `LIKE 'a_b/%'` admits `aXb/s`.
+        "a_b": a_b,
+        "a_b/s": agent(a_b, "s"),
+        "aXb": a_x_b,
+        "aXb/s": agent(a_x_b, "s"),
     }
 
 
@@ -105,6 +113,8 @@ NEAR_MISS_READS: tuple[tuple[str, str, str], ...] = (
     ("subtree", "a/s", "a/s a/s/t a/s/t-1 a/s/t/u a/s/t/uu"),
     ("subtree", "a/s/t", "a/s/t a/s/t/u a/s/t/uu"),
     ("subtree", "a/s/t/u", "a/s/t/u"),
+    ("subtree", "a_b", "a_b a_b/s"),
+    ("of", "aXb/s", "root aXb aXb/s"),
 )
 """Reads of `near_misses`: the reach, its node, and the nodes it admits."""
 

@@ -79,6 +79,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("FolderPlainStartswith", "folder and file path match without a `/` boundary"),
         Fault("WindowBoundsFlipped", "observed_after exclusive, observed_before inclusive"),
+        Fault(
+            "PathPrefixAsLike", "matches a path prefix with an unescaped LIKE: `_` is any character"
+        ),
+        Fault("QuoteBreaksFilters", "splices filter values into SQL unescaped: a quote breaks it"),
     ),
     "engine.ranking": (
         Fault("ReversedRanking", "ranks worst first (a distance read as a similarity)"),
@@ -116,6 +120,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ForgetFilterFirstPageOfFifty", "forgets one page of 50 matches, never the next"),
         Fault("ForgetFilterTagPrefix", "forget matches tags as prefixes (`drop` removes `dropx`)"),
         Fault("ForgetFilterWorkspacePrefix", "forget matches the workspace as a string prefix"),
+        Fault(
+            "ForgetQuoteBreaks", "splices a forget's filter into SQL unescaped: a quote breaks it"
+        ),
     ),
     "engine.replay": (
         Fault("NeverReplay", "store always answers replayed=false"),
@@ -136,6 +143,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListIgnoresReach", "list ignores the filter's reach"),
         Fault("GetIgnoresReach", "get ignores the request's reach"),
         Fault("ReachByStringPrefix", "reach admits by string prefix (`agent:x-a` admits `-ab`)"),
+        Fault("SubtreeAsLike", "matches a subtree with an unescaped LIKE: `a_b` admits `aXb/s`"),
     ),
     "engine.explore": (
         Fault("UndercountExplore", "every bucket counts one item less"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import itertools
+import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
@@ -383,6 +384,104 @@ def _paged(hits: Sequence[Hit], limit: int, cursor: str | None) -> tuple[list[Hi
     page = list(hits[start : start + limit])
     end = start + len(page)
     return page, (str(end) if end < len(hits) else None)
+
+
+def _like(pattern: str, held: str) -> bool:
+    """Whether `held` matches the SQL LIKE `pattern` (`%` any run, `_` any character)."""
+    wild = {"%": ".*", "_": "."}
+    regex = "".join(wild.get(char) or re.escape(char) for char in pattern)
+    return re.fullmatch(regex, held, re.DOTALL) is not None
+
+
+class _LikePaths(MetaFilter):
+    """A filter matching folder and file_path as `= base OR LIKE 'base/%'`, unescaped."""
+
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        rest = self.model_copy(update={"folder": None, "file_path": None})
+        return MetaFilter.matches(rest, kind, meta) and all(
+            wanted is None
+            or (
+                held is not None
+                and (held == wanted.rstrip("/") or _like(f"{wanted.rstrip('/')}/%", held))
+            )
+            for wanted, held in ((self.folder, meta.folder), (self.file_path, meta.file_path))
+        )
+
+
+class _LikeReach(MetaFilter):
+    """A filter matching a reach's descendants as `LIKE 'at/%'`, unescaped."""
+
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        reach = self.reach
+        if reach is None:
+            return MetaFilter.matches(self, kind, meta)
+        at, held = reach.at, meta.namespace
+        admitted = (
+            held == at
+            or (reach.inherit and at.is_within(held))
+            or (reach.descendants and (at.is_root or _like(f"{at}/%", str(held))))
+        )
+        rest = self.model_copy(update={"reach": None})
+        return admitted and MetaFilter.matches(rest, kind, meta)
+
+
+class _SplicedFilters(ReferenceEngine):
+    """Reads and forgets through `spliced(filter)`, the filter as its store's query
+    language sees it."""
+
+    def spliced(self, filter: MetaFilter) -> MetaFilter:
+        return filter
+
+    def list(self, req: ListRequest) -> ListPage:
+        return super().list(req.model_copy(update={"filter": self.spliced(req.filter)}))
+
+    def fetch(self, req: FetchRequest) -> FetchPage:
+        return super().fetch(req.model_copy(update={"filter": self.spliced(req.filter)}))
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        return super().recall(req.model_copy(update={"filter": self.spliced(req.filter)}))
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        target.validate()  # first: a spliced filter is never `{}`, so never refused
+        if isinstance(target, ForgetFilter):
+            target = target.model_copy(update={"filter": self.spliced(target.filter)})
+        return super().forget(target)
+
+
+class PathPrefixAsLike(_SplicedFilters):
+    """Matches a folder or file_path prefix with SQL `LIKE 'base/%'` without escaping, so
+    `_` and `%` in the filter match any character (lancedb, SQLite, Postgres)."""
+
+    def spliced(self, filter: MetaFilter) -> MetaFilter:
+        return _LikePaths.model_construct(**dict(filter))
+
+
+class ForgetQuoteBreaks(ReferenceEngine):
+    """Escapes the filters it reads with, but splices a forget's filter into SQL as it
+    is: a value holding `'` raises the store's `ValueError`."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetFilter):
+            QuoteBreaksFilters().spliced(target.filter)
+        return super().forget(target)
+
+
+class SubtreeAsLike(_SplicedFilters):
+    """Matches a reach's descendants with SQL `namespace LIKE 'at/%'` without escaping,
+    so `subtree(agent:a_b)` admits `agent:aXb/agent:s`."""
+
+    def spliced(self, filter: MetaFilter) -> MetaFilter:
+        return _LikeReach.model_construct(**dict(filter))
+
+
+class QuoteBreaksFilters(_SplicedFilters):
+    """Splices filter values into a SQL predicate unescaped: a value holding `'` makes
+    the predicate unparsable, and the store's error escapes (lancedb's `ValueError`)."""
+
+    def spliced(self, filter: MetaFilter) -> MetaFilter:
+        if "'" in filter.model_dump_json():
+            raise ValueError("invalid SQL predicate: Unterminated string literal")
+        return filter
 
 
 class ListCappedAtTen(ReferenceEngine):
@@ -1119,6 +1218,10 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     FetchPathsAfterTopHundred: "engine.fetch_filters",
     FetchPathsAfterLimitPlusFifty: "engine.fetch_filters",
     FetchSubtreeAfterTopHundred: "engine.fetch_filters",
+    PathPrefixAsLike: "engine.list_filters",
+    SubtreeAsLike: "engine.namespaces",
+    ForgetQuoteBreaks: "engine.forget_by_filter",
+    QuoteBreaksFilters: "engine.list_filters",
     RecallPathsAfterTopHundred: "engine.recall",
     FetchCursorRepeatsBoundary: "engine.cursor_progress",
     FetchCursorSkipsBoundary: "engine.cursor_progress",
