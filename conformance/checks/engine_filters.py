@@ -106,6 +106,9 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "folder /100 percent": doc("folder percent decoy", folder=f"/{m}/100 percent/a"),
         "language quoted": doc("language quoted", language=f'{m}-it\'s "q"'),
         "tag quoted": doc("tag quoted", tags=[f"{m}-o'tag"]),
+        # One tag holding a comma: a store keeping tags joined by `,` splits it in two.
+        "tag comma": doc("tag comma", tags=[f"{m}-c1,{m}-c2"]),
+        "tag c1": doc("tag c1", tags=[f"{m}-c1"]),
         "language": doc("language", language=f"{m}-lang"),
         "language decoy": doc("language decoy", language=f"{m}-lang-x"),
         "repo": doc("repo", repo=f"owner/{m}"),
@@ -157,6 +160,8 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
         case("folder with %", "folder /100%", folder=f"/{m}/100%"),
         case("language with quotes", "language quoted", language=f'{m}-it\'s "q"'),
         case("tags_any with a quote", "tag quoted", tags_any=[f"{m}-o'tag"]),
+        case("tags_any [c1]", "tag c1", tags_any=[f"{m}-c1"]),
+        case("tags_any with a comma", "tag comma", tags_any=[f"{m}-c1,{m}-c2"]),
         case("language", "language", language=f"{m}-lang"),
         case("repo", "repo", repo=f"owner/{m}"),
         case("commit", "commit", commit=f"{m}c0ffee"),
@@ -237,12 +242,13 @@ def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
-    """Listing with each filter field selects exactly its probes among 44: folder and
+    """Listing with each filter field selects exactly its probes among 46: folder and
     file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
     `/a/bc`; a trailing `/` changes nothing), `_` and `%` in a folder matching only
-    themselves, a quote in a value and a tag, exact fields not admitting a value they
-    are a prefix of, several tags, kinds and sources, and the observation window
-    inclusive at `observed_after`, exclusive at `observed_before`, to the microsecond."""
+    themselves, a quote in a value and a tag, a tag holding a comma (one tag, not two),
+    exact fields not admitting a value they are a prefix of, several tags, kinds and
+    sources, and the observation window inclusive at `observed_after`, exclusive at
+    `observed_before`, to the microsecond."""
     stored, cases = _store_probes(engine, ctx)
     probes = MetaFilter(workspace=probe_workspace(ctx))
     require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)

@@ -83,7 +83,7 @@ def _dotted_meta(ctx: CheckContext) -> StoreItem:
         agent_id="agent@host.example/v1.2",
         tool_call=ToolCallRef(name="tools.search/v2@x", id="call.1@x"),
         source=SourceRef(kind=SourceKind.FILE, id="/path/with.dots@v1"),
-        tags=["a.b", "c/d", "e@f", "with space", "UPPER", "-dash", "x:y"],
+        tags=["a.b", "c/d", "e@f", "with space", "UPPER", "-dash", "x:y", "g,h", "i;j", "k|l"],
         observed_actor=ObservedActor(id="user:priya@acme.com", name="Priya"),
         derive=True,
         turns=TurnRange(first=0, last=0xFFFF_FFFF),
@@ -211,7 +211,8 @@ def assert_engine_accepts_valid_input(engine: Any, ctx: CheckContext) -> None:
     """Items the contract calls valid, each unusual in one way: texts with non-ASCII,
     emoji, `\\r`, NUL and other control characters, dots, surrounding whitespace,
     combining marks, 100,000 characters; a title; confidence exactly 0.0 and 1.0; turns
-    of every role with tool calls; metadata with dots, slashes, `@` and unicode; 128
+    of every role with tool calls; metadata with dots, slashes, `@` and unicode (tags
+    holding `,`, `;` and `|`, which a store joining tags with one splits); 128
     tags; a namespace 8 deep and a segment id of 128 characters. Each is stored (a
     refusal fails, unless the driver declares the constraint it hits, which leaves that
     input out) and lists back unchanged: kind, text, metadata and confidence."""

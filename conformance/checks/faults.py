@@ -83,6 +83,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "PathPrefixAsLike", "matches a path prefix with an unescaped LIKE: `_` is any character"
         ),
         Fault("QuoteBreaksFilters", "splices filter values into SQL unescaped: a quote breaks it"),
+        Fault("TagsJoinedByComma", "keeps tags joined by `,`: the tag `a,b` is found as `a`"),
     ),
     "engine.ranking": (
         Fault("ReversedRanking", "ranks worst first (a distance read as a similarity)"),
@@ -97,6 +98,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("NormalisesNewlines", "stores texts with `\\r\\n` and `\\r` turned into `\\n`"),
         Fault("RefusesDots", "refuses any item whose text holds a `.`"),
         Fault("RefusesLongTexts", "refuses any text over 1,000 characters"),
+        Fault("SplitsJoinedTags", "keeps tags joined by `,`: the tag `g,h` reads back as two"),
     ),
     "engine.unsupported_modes": (
         Fault("ClaimEveryMode", "declares hybrid only, but serves every mode"),

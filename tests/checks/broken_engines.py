@@ -425,6 +425,16 @@ class _LikeReach(MetaFilter):
         return admitted and MetaFilter.matches(rest, kind, meta)
 
 
+class _CommaTags(MetaFilter):
+    """A filter matching `tags_any` against the item's tags joined by `,` and split."""
+
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        held = ",".join(meta.tags).split(",") if meta.tags else []
+        rest = self.model_copy(update={"tags_any": []})
+        admitted = not self.tags_any or any(tag in held for tag in self.tags_any)
+        return admitted and MetaFilter.matches(rest, kind, meta)
+
+
 class _SplicedFilters(ReferenceEngine):
     """Reads and forgets through `spliced(filter)`, the filter as its store's query
     language sees it."""
@@ -472,6 +482,27 @@ class SubtreeAsLike(_SplicedFilters):
 
     def spliced(self, filter: MetaFilter) -> MetaFilter:
         return _LikeReach.model_construct(**dict(filter))
+
+
+class TagsJoinedByComma(_SplicedFilters):
+    """Keeps an item's tags as one string joined by `,` (metadata that cannot hold a
+    list) and matches `tags_any` against its parts: the tag `a,b` is found as `a`."""
+
+    def spliced(self, filter: MetaFilter) -> MetaFilter:
+        return _CommaTags.model_construct(**dict(filter))
+
+
+class SplitsJoinedTags(ReferenceEngine):
+    """Keeps tags joined by `,` and reads them back split: the tag `g,h` returns as two."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        page = super().list(req)
+        return page.model_copy(update={"items": [_split_tags(hit) for hit in page.items]})
+
+
+def _split_tags(hit: Hit) -> Hit:
+    tags = ",".join(hit.meta.tags).split(",") if hit.meta.tags else []
+    return hit.model_copy(update={"meta": hit.meta.model_copy(update={"tags": tags})})
 
 
 class QuoteBreaksFilters(_SplicedFilters):
@@ -1219,6 +1250,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     FetchPathsAfterLimitPlusFifty: "engine.fetch_filters",
     FetchSubtreeAfterTopHundred: "engine.fetch_filters",
     PathPrefixAsLike: "engine.list_filters",
+    TagsJoinedByComma: "engine.list_filters",
+    SplitsJoinedTags: "engine.accepts_valid_input",
     SubtreeAsLike: "engine.namespaces",
     ForgetQuoteBreaks: "engine.forget_by_filter",
     QuoteBreaksFilters: "engine.list_filters",
