@@ -11,8 +11,11 @@ a bulk is shrinking its size.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
+
+from pydantic import JsonValue
 
 from conformance.engine import (
     Conversation,
@@ -33,7 +36,7 @@ from conformance.fuzz import pools
 from conformance.fuzz.strategies import WORDS
 from conformance.provider import MemoryCategory, MemoryTaint
 
-__all__ = ["BulkEntry", "bulk_entries", "bulk_items"]
+__all__ = ["BulkDocument", "BulkEntry", "bulk_documents", "bulk_entries", "bulk_items"]
 
 T = TypeVar("T")
 
@@ -170,3 +173,49 @@ def bulk_entries(
             )
         )
     return entries
+
+
+class BulkDocument(NamedTuple):
+    """The fields of one `put_document` of a bulk, after its namespace."""
+
+    key: str
+    title: str
+    content: str
+    source_type: str
+    priority: str
+    tags: list[str]
+    metadata: JsonValue
+    category: MemoryCategory
+    session_id: str | None
+    taint: MemoryTaint
+
+
+def bulk_documents(
+    prefix: str, count: int, salt: int, *, fit: Callable[[str], str] = lambda text: text
+) -> list[BulkDocument]:
+    """`count` documents keyed `<prefix>0` to `<prefix><count-1>` for the bulk `salt`.
+
+    Keys are string prefixes of each other, as in `bulk_entries`; titles, source types,
+    priorities, tags and metadata come from the document pools (case twins among them);
+    one content in four is upper-cased, so contents differ only in case. `fit` narrows
+    each title and content.
+    """
+    documents: list[BulkDocument] = []
+    for index in range(count):
+        draw = _Draw(salt, index)
+        words = f"{draw.words('w', 1 + draw.number('nwords', 4))} {index}"
+        documents.append(
+            BulkDocument(
+                key=f"{prefix}{index}",
+                title=fit(draw.pick("title", pools.DOCUMENT_TITLES)),
+                content=fit(words.upper() if draw.chance("upper", 25) else words),
+                source_type=draw.pick("source_type", pools.DOCUMENT_SOURCE_TYPES),
+                priority=draw.pick("priority", pools.DOCUMENT_PRIORITIES),
+                tags=sorted({draw.pick(f"tag{n}", pools.TAGS) for n in range(draw.number("n", 3))}),
+                metadata=json.loads(draw.pick("metadata", pools.DOCUMENT_METADATA)),
+                category=draw.pick("category", _CATEGORIES),
+                session_id=draw.pick("session", (None, "s1", "s2")),
+                taint=draw.pick("taint", list(MemoryTaint)),
+            )
+        )
+    return documents

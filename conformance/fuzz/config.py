@@ -23,6 +23,7 @@ from conformance.fuzz import strategies as fs
 from conformance.provider import MemoryCategory
 
 __all__ = [
+    "DOCUMENTS_BRANCH",
     "ROOT_PLACEHOLDER",
     "EngineFuzzConfig",
     "ProviderFuzzConfig",
@@ -33,6 +34,12 @@ __all__ = [
 ROOT_PLACEHOLDER: Final = "~"
 """Stands for the run's root in provider namespace specs (`learning:~/a` is written
 `learning:<root>/a`); `~` is never valid in a namespace, so it cannot be meant literally."""
+
+DOCUMENTS_BRANCH: Final = "/docs"
+"""Where documents are put: a document spec's `~` stands for the run root followed by
+this (`~/a` is `<root>/docs/a`), so documents and core entries never share a namespace
+(whether the two are one record is the driver's choice), and each side's reads leave
+the other's namespaces out."""
 
 
 def _values() -> st.SearchStrategy[str]:
@@ -240,3 +247,21 @@ class ProviderFuzzConfig:
     """Most pages one export reads at the drawn page size: past it the page size is raised."""
     forgets_per_export: int = 2
     """Most rows an export/import step forgets before importing them back."""
+    documents: bool = True
+    """Run the `documents` rules when the driver offers the family (and retains writes):
+    upserts, gets, listings, queries, recalls, deletes and clears, compared with
+    `ReferenceDocuments`. `False` leaves them out, and the programs are those of a
+    driver without the family."""
+    document_namespaces: st.SearchStrategy[str] | None = None
+    """Document namespace specs, each containing `ROOT_PLACEHOLDER` (which stands for the
+    run root and `DOCUMENTS_BRANCH` here); `None` for the pool `DOCUMENT_SPECS`, narrowed
+    by the driver's declared constraints."""
+    titles: st.SearchStrategy[str] = field(
+        default_factory=lambda: st.sampled_from(pools.DOCUMENT_TITLES) | fs.word_texts(max_words=2)
+    )
+    """Document titles of single puts: case twins and prefixes of each other, or words."""
+    initial_documents: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((1, 2, 4), (2, 11, 14), (1, 20, 24))
+    )
+    """Documents of the bulk every program of a driver offering `documents` starts with:
+    more than ten in most, more than twenty in one in four."""

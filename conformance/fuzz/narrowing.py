@@ -17,10 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
+from hypothesis import strategies as st
+
 from conformance.constraints import Constraints
 from conformance.engine import Conversation, Document, DocumentBody, Learning, StoreItem
 from conformance.fuzz import pools
 from conformance.fuzz.config import (
+    DOCUMENTS_BRANCH,
     ROOT_PLACEHOLDER,
     EngineFuzzConfig,
     ProviderFuzzConfig,
@@ -185,7 +188,7 @@ def narrow_provider(
         )
     key_rules = _rules(constraints.key_alphabet, constraints.max_key_length, "characters")
     notes += _pool_note("keys", key_rules, pools.KEYS, keys)
-    notes += _text_notes(constraints, "contents and queries")
+    notes += _text_notes(constraints, "contents, titles and queries")
     if not constraints.empty_content:
         notes.append("contents: never empty")
     clean = text_cleaner(constraints)
@@ -202,15 +205,49 @@ def narrow_provider(
         if config.keys is None
         else config.keys
     ).filter(constraints.admits_key)
+    documents, document_namespaces = _document_namespaces(config, admits_spec, notes)
     narrowed = dataclasses.replace(
         config,
         namespaces=namespaces,
+        documents=documents,
+        document_namespaces=document_namespaces,
+        titles=config.titles.map(clean) if notes else config.titles,
         keys=made_keys,
         key_prefixes=config.key_prefixes.filter(lambda p: constraints.admits_key(f"{p}100")),
         contents=config.contents.map(clean) if notes else config.contents,
         queries=config.queries.map(query) if notes else config.queries,
     )
     return Narrowed(narrowed, clean if notes else (lambda text: text), notes)
+
+
+def _document_namespaces(
+    config: ProviderFuzzConfig, admits_spec: Callable[[str], bool], notes: list[str]
+) -> tuple[bool, st.SearchStrategy[str] | None]:
+    """Whether the documents rules can run, and their namespace specs, narrowed as the
+    core ones are (a document spec is judged with `DOCUMENTS_BRANCH` after the root)."""
+
+    def admits(spec: str) -> bool:
+        return admits_spec(spec.replace(ROOT_PLACEHOLDER, ROOT_PLACEHOLDER + DOCUMENTS_BRANCH))
+
+    if not config.documents:
+        return False, config.document_namespaces
+    dropped = [spec for spec in pools.DOCUMENT_SPECS if not admits(spec)]
+    if dropped:
+        notes.append(f"document namespaces: leaves out {', '.join(map(repr, dropped))}")
+    if not admits(f"{ROOT_PLACEHOLDER}/a"):
+        notes.append(
+            "documents: no namespace under the run's documents root "
+            f"({MODEL_ROOT + DOCUMENTS_BRANCH + '/a'!r}) is admitted, so the documents "
+            "rules are left out"
+        )
+        return False, config.document_namespaces
+    specs = [spec for spec in pools.DOCUMENT_SPECS if admits(spec)]
+    chosen = (
+        st.sampled_from(specs or [f"{ROOT_PLACEHOLDER}/a"])
+        if config.document_namespaces is None
+        else config.document_namespaces
+    )
+    return True, chosen.filter(admits)
 
 
 def bulk_fit(profile: str, constraints: Constraints) -> Callable[[str], str] | None:

@@ -17,6 +17,12 @@ from conformance.engine import Namespace, Segment, SegmentKind, TurnRange
 
 __all__ = [
     "BOUNDS",
+    "DOCUMENT_IDS",
+    "DOCUMENT_METADATA",
+    "DOCUMENT_PRIORITIES",
+    "DOCUMENT_SOURCE_TYPES",
+    "DOCUMENT_SPECS",
+    "DOCUMENT_TITLES",
     "ENGINE_NODES",
     "FILE_PATHS",
     "FILE_PATH_FILTERS",
@@ -146,3 +152,33 @@ KEYS: Final = ("k", "k1", "k10", "K1", "k.1", "k-1", "k_1")
 KEY_PREFIXES: Final = ("k", "k1", "e")
 """Prefixes of bulk keys (`k0`, `k1`, ... `k10`): a bulk under `k` and one under `k1`
 write the same keys, so bulks overwrite each other's rows."""
+
+DOCUMENT_TITLES: Final = ("Plan", "plan", "PLAN", "Plan 1", "Plan 10", "")
+"""Document titles: case twins, a string prefix of two others, and the empty title."""
+
+DOCUMENT_SOURCE_TYPES: Final = ("chat", "Chat", "gmail", "conformance")
+"""Document source types, one a case twin of another."""
+
+DOCUMENT_PRIORITIES: Final = ("high", "medium", "low", "normal")
+"""Document priorities."""
+
+DOCUMENT_METADATA: Final = ("{}", '{"a": 1}', '{"a": "x", "b": [1, 2]}', '{"A": 1}')
+"""Document metadata as JSON text (parsed when used, so no value is shared): an empty
+object, and objects differing in a key's case or a value's type."""
+
+DOCUMENT_IDS: Final = ("d", "d1", "d10", "D1")
+"""Explicit document ids (the run marker and the namespace's spec put before each):
+string prefixes of each other and a case twin."""
+
+DOCUMENT_SPECS: Final = (
+    "~/a",
+    "~/ab",
+    "~/a/b",
+    "~/a-b",
+    "~/A",
+    "document:~/a",
+    "document:~/ab",
+    "learning:~/a",
+)
+"""Document namespace specs (`~` stands for the run's documents root): few, so that
+string-prefix siblings, a case twin and sectioned twins hold documents side by side."""

@@ -35,7 +35,8 @@ from typing import Any, Final
 from conformance.checks.evidence import show
 from conformance.fuzz.bulk import bulk_entries
 from conformance.fuzz.config import ROOT_PLACEHOLDER
-from conformance.fuzz.differential import Differential, FuzzConfigError, operation
+from conformance.fuzz.differential import FuzzConfigError, operation
+from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
     GLOBAL_NAMESPACE,
@@ -116,7 +117,7 @@ def _error(error: BaseException | None) -> str:
     return "no error" if error is None else f"{type(error).__qualname__}: {error}"
 
 
-class ProviderDifferential(Differential):
+class ProviderDifferential(DocumentsDifferential):
     """The provider under test beside an oracle; every method is one step.
 
     Namespaces are passed as specs: `~` stands for the run root (`learning:~/a`), and
@@ -125,7 +126,17 @@ class ProviderDifferential(Differential):
 
     check_id = PROVIDER_TARGET
     writes = frozenset(
-        {"store", "store_bulk", "forget", "export_import", "store_invalid_namespace"}
+        {
+            "store",
+            "store_bulk",
+            "forget",
+            "export_import",
+            "store_invalid_namespace",
+            "put_document",
+            "put_documents",
+            "delete_document",
+            "clear_documents",
+        }
     )
 
     def __init__(self, driver: Any, oracle: Any, *, retains: bool, **common: Any) -> None:
@@ -156,7 +167,9 @@ class ProviderDifferential(Differential):
     def _ours(self, namespace: str | None, key: str) -> bool:
         if namespace == GLOBAL_NAMESPACE:
             return key.startswith(f"{self.marker}-")
-        return namespace is not None and self.root in namespace
+        # A document namespace is the documents steps' (a driver may list documents as
+        # entries: whether they are one record is its choice).
+        return namespace is not None and self.root in namespace and namespace not in self.doc_spaces
 
     def _address(self, spec: str, key: str) -> tuple[str, str]:
         namespace = self.namespace(spec)
@@ -321,7 +334,13 @@ class ProviderDifferential(Differential):
 
     def _namespaces_agree(self, call: str) -> None:
         got = self.call(call, self.driver.namespaces)
-        ours = [s for s in got if s.namespace != GLOBAL_NAMESPACE and self.root in s.namespace]
+        ours = [
+            s
+            for s in got
+            if s.namespace != GLOBAL_NAMESPACE
+            and self.root in s.namespace
+            and s.namespace not in self.doc_spaces
+        ]
         seen = Counter(s.namespace for s in ours)
         twice = sorted(ns for ns, n in seen.items() if n > 1)
         self.require(not twice, call, "each namespace once", f"{twice} more than once")
@@ -600,6 +619,7 @@ class ProviderDifferential(Differential):
             self.oracle.list(None, None, None),
             noticed=self.noticed(),
         )
+        self.documents_agree()
 
     def final_check(self) -> None:
         """Once per program: `namespaces()` agrees with the oracle, an export in a few
@@ -607,6 +627,7 @@ class ProviderDifferential(Differential):
         namespace, stays in `global` (decisions §4.1)."""
         self.last_call = "final check"
         self._namespaces_agree("namespaces() at the end")
+        self.document_namespaces_agree("list_namespaces() at the end")
         # An export in a few pages, so every program pages through one.
         self._export_holds_every_row(max(2, math.ceil(self.row_count() / FINAL_EXPORT_PAGES)))
         for namespace in sorted(self.spaces):
@@ -617,7 +638,8 @@ class ProviderDifferential(Differential):
 
     def cleanup(self, *, everything: bool) -> builtins.list[str]:
         """Forget the accepted writes (all of them, or those the oracle still holds);
-        describe any survivor."""
+        describe any survivor. Documents first, each deleted by its id."""
+        survivors = self.documents_cleanup(everything=everything)
         if everything:
             targets = sorted(self.written)
         else:
@@ -629,4 +651,6 @@ class ProviderDifferential(Differential):
         left = Counter(
             row.namespace for row in self._driver_rows(None, "list(None) after teardown")
         )
-        return [f"{n} entries survived in {ns!r}" for ns, n in sorted(left.items(), key=str)]
+        return survivors + [
+            f"{n} entries survived in {ns!r}" for ns, n in sorted(left.items(), key=str)
+        ]

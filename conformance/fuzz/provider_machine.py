@@ -20,10 +20,13 @@ from hypothesis.stateful import (
     initialize,
     invariant,
     multiple,
+    precondition,
     rule,
 )
 
+from conformance.fuzz import pools
 from conformance.fuzz.config import ProviderFuzzConfig, near_miss_keys, near_miss_namespaces
+from conformance.fuzz.document_differential import DELETE_WAYS
 from conformance.fuzz.provider_differential import ProviderDifferential
 from conformance.fuzz.queries import (
     QUERY_WAYS,
@@ -40,6 +43,36 @@ __all__ = ["ProviderMachine", "provider_state_machine"]
 
 _SALTS = st.integers(0, 2**16)
 _PICKS = st.integers(0, 2**16)
+
+DOCUMENT_CASES = (
+    *("get",) * 4,
+    *("list",) * 2,
+    "list_all",
+    "namespaces",
+    *("query",) * 3,
+    *("recall",) * 2,
+    *("delete",) * 3,
+    "clear",
+)
+"""What the documents rule does: mostly a read (gets and queries the likeliest), one
+time in six a delete, rarely a clear."""
+
+_DOCUMENT_ID_WAYS = (None, None, None, None, "pool", "pool", "reuse")
+"""How a put names its id: none (the driver makes one), an explicit id of the pool, or
+the id of a document the namespace holds (another's: `Invalid`)."""
+
+
+def _key_near(held: list[str], pick: int, how: str, drawn: str) -> str:
+    """A key held (`held`), one held cut short by its last character (`cut`: `k1` for
+    `k10`, absent or not, its sibling present), or `drawn`."""
+    if not held or how == "drawn":
+        return drawn
+    key = held[pick % len(held)]
+    return key[:-1] if how == "cut" and len(key) > 1 else key
+
+
+def _offers_documents(machine: ProviderMachine) -> bool:
+    return machine.d.docs is not None
 
 
 def _rarely(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -66,6 +99,11 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
     """
     cfg = config if config is not None else ProviderFuzzConfig()
     specs = cfg.namespaces if cfg.namespaces is not None else near_miss_namespaces()
+    document_specs = (
+        cfg.document_namespaces
+        if cfg.document_namespaces is not None
+        else st.sampled_from(pools.DOCUMENT_SPECS)
+    )
     keys = cfg.keys if cfg.keys is not None else near_miss_keys()
     edges = ["unsourced", "malformed", "invalid_namespace"]
     if cfg.portability:
@@ -196,6 +234,139 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 self.d.store_invalid_namespace(bad)
             else:
                 self.d.export_foreign_cursor()
+
+        if cfg.documents:
+            # Two rules, so documents take a small share of steps whatever they cost. A
+            # program starts with a bulk of documents (more than ten in most, so a
+            # listing capped at ten shows); later puts are single (each costs a put and a
+            # delete at teardown).
+            document_spaces: Bundle[str] = Bundle("document_spaces")
+
+            @initialize(
+                target=document_spaces,
+                spec=document_specs,
+                prefix=cfg.key_prefixes,
+                count=cfg.initial_documents,
+                salt=_SALTS,
+            )
+            def first_documents(self, spec: str, prefix: str, count: int, salt: int) -> str:
+                if self.d.docs is not None:
+                    self.d.put_documents(spec, prefix, count, salt)
+                return spec
+
+            @precondition(_offers_documents)
+            @rule(
+                target=document_spaces,
+                spec=document_spaces | document_specs,
+                key=keys,
+                pick=_PICKS,
+                held=st.booleans(),
+                title=cfg.titles,
+                content=cfg.contents,
+                source_type=st.sampled_from(pools.DOCUMENT_SOURCE_TYPES),
+                priority=st.sampled_from(pools.DOCUMENT_PRIORITIES),
+                tags=st.lists(st.sampled_from(pools.TAGS), max_size=3, unique=True),
+                metadata=st.sampled_from(pools.DOCUMENT_METADATA),
+                category=cfg.categories,
+                session_id=cfg.session_ids,
+                taint=taints(),
+                id_way=st.sampled_from(_DOCUMENT_ID_WAYS),
+                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
+            )
+            def put_document(
+                self,
+                spec: str,
+                key: str,
+                pick: int,
+                held: bool,
+                title: str,
+                content: str,
+                source_type: str,
+                priority: str,
+                tags: list[str],
+                metadata: str,
+                category: MemoryCategory,
+                session_id: str | None,
+                taint: MemoryTaint,
+                id_way: str | None,
+                pool_id: str,
+            ) -> str:
+                # Half the time over a document held, so upserts replace.
+                held_keys = self.d.held_document_keys(spec)
+                chosen = held_keys[pick % len(held_keys)] if held and held_keys else key
+                # A reused id is the next held document's: another's whenever two are held.
+                document_id = {None: None, "pool": pool_id, "reuse": pick + 1}[id_way]
+                self.d.put_document(
+                    spec,
+                    chosen,
+                    title,
+                    content,
+                    source_type,
+                    priority,
+                    tags,
+                    metadata,
+                    category,
+                    session_id,
+                    taint,
+                    document_id,
+                )
+                return spec
+
+            @precondition(_offers_documents)
+            @rule(
+                case=st.sampled_from(DOCUMENT_CASES),
+                delete_way=st.sampled_from(DELETE_WAYS),
+                spec=document_spaces,
+                key=keys,
+                pick=_PICKS,
+                how=st.sampled_from(("held", "cut", "drawn")),
+                beside=st.booleans(),
+                way=st.sampled_from(QUERY_WAYS),
+                free=cfg.queries,
+                limit=cfg.limits,
+                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
+            )
+            def documents(
+                self,
+                case: str,
+                spec: str,
+                key: str,
+                pick: int,
+                how: str,
+                beside: bool,
+                way: QueryWay,
+                free: str,
+                limit: int,
+                pool_id: str,
+                delete_way: str,
+            ) -> None:
+                # Half the time a list or query reads a namespace beside a longer one.
+                # A get or delete in a namespace left empty reads one holding documents.
+                prefixes = self.d.prefix_document_specs()
+                holding = self.d.holding_document_specs()
+                near: str | None = None
+                if beside and prefixes and case in ("list", "query"):
+                    spec = near = prefixes[pick % len(prefixes)]
+                elif case in ("get", "delete") and holding and not self.d.held_document_keys(spec):
+                    spec = holding[pick % len(holding)]
+                if case == "get":
+                    self.d.get_document(
+                        spec, _key_near(self.d.held_document_keys(spec), pick, how, key)
+                    )
+                elif case in ("list", "list_all"):
+                    self.d.list_documents(spec if case == "list" else None)
+                elif case == "namespaces":
+                    self.d.list_document_namespaces()
+                elif case == "query":
+                    # Beside a longer namespace, a text held there: a hit from it shows.
+                    query = query_from(self.d.held_document_texts(near), pick, way, free)
+                    self.d.query_documents(spec, query, limit)
+                elif case == "recall":
+                    self.d.recall_documents(spec, limit)
+                elif case == "delete":
+                    self.d.delete_document(spec, delete_way, pick, pool_id)
+                else:
+                    self.d.clear_documents(spec)
 
         @invariant()
         def agrees_with_oracle(self) -> None:

@@ -110,7 +110,7 @@ FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
             "provider-families.md#core-forget, provider-families.md#core-list, "
             "provider-families.md#core-namespaces, provider-families.md#recall, "
             "provider-families.md#taint, provider-families.md#portability-import, "
-            "provider-families.md#sections-preserved, "
+            "provider-families.md#sections-preserved, provider-families.md#documents-family, "
             "errors.md#refusals-change-nothing, kit-choices.md#namespace-none, "
             "kit-choices.md#retention-probe, kit-choices.md#isolation"
         ),
@@ -262,7 +262,12 @@ def _configure(
         return engine.config, options, notes + engine.notes
     provider_cfg = chosen if isinstance(chosen, ProviderFuzzConfig) else ProviderFuzzConfig()
     provider = narrow_provider(provider_cfg, constraints)
-    options = SessionOptions(settings=run, full_every=provider.config.full_every, fit=provider.fit)
+    options = SessionOptions(
+        settings=run,
+        full_every=provider.config.full_every,
+        fit=provider.fit,
+        documents=provider.config.documents,
+    )
     return provider.config, options, notes + provider.notes
 
 

@@ -64,6 +64,8 @@ class SessionOptions:
     """Narrows bulk texts to the driver's declared constraints."""
     oracle: Callable[[], Any] | None = None
     """A custom oracle factory (used only when the driver retains writes)."""
+    documents: bool = True
+    """Provider: run the documents steps when the driver offers the family."""
 
 
 class FuzzSession:
@@ -88,6 +90,8 @@ class FuzzSession:
         """The step log of every program opened, in order."""
         self.escape = False
         self.retains = self._probe()
+        self.documents = self._documents()
+        """The driver's documents family when its steps run (`None` otherwise)."""
 
     @classmethod
     def start(
@@ -119,6 +123,21 @@ class FuzzSession:
             self.stats.other_calls += ctx.calls
             self.stats.other_retries += ctx.retries
 
+    def _documents(self) -> Any | None:
+        """The documents family of a retaining provider that offers it (and whose
+        documents are fuzzed), asked once: `as_documents()` answering one is the offer."""
+        if self.profile != "provider" or not self.retains or not self.options.documents:
+            return None
+        accessor = getattr(self.driver, "as_documents", None)
+        if not callable(accessor):
+            return None
+        ctx = CheckContext(f"{self.target_id}.documents_probe", self.options.settings)
+        try:
+            return ctx.invoke("as_documents()", accessor)
+        finally:
+            self.stats.other_calls += ctx.calls
+            self.stats.other_retries += ctx.retries
+
     def _oracle(self) -> Any:
         if not self.retains:
             return engine_oracle(False) if self.profile == "engine" else provider_oracle(False)
@@ -146,6 +165,8 @@ class FuzzSession:
         }
         if self.profile == "engine":
             common.update(full_page=options.full_page, max_pages=options.max_pages)
+        else:
+            common.update(documents=self.documents)
         made = differential_class(self.target_id)(self.driver, self._oracle(), **common)
         made.index = len(self.history)
         made.escape = self.escape
