@@ -23,7 +23,11 @@ class Delayed:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             time.sleep(self._delay)
-            return attr(*args, **kwargs)
+            answer = attr(*args, **kwargs)
+            # A family (`as_documents()`) is remote too: its calls are delayed alike.
+            if name.startswith("as_") and answer is not None:
+                return Delayed(answer, self._delay)
+            return answer
 
         return call
 

@@ -261,7 +261,8 @@ class ProviderFuzzConfig:
     )
     """Document titles of single puts: case twins and prefixes of each other, or words."""
     initial_documents: st.SearchStrategy[int] = field(
-        default_factory=lambda: _sizes((1, 2, 4), (2, 11, 14), (1, 20, 24))
+        default_factory=lambda: _sizes((5, 11, 12), (2, 2, 4), (1, 20, 22))
     )
     """Documents of the bulk every program of a driver offering `documents` starts with:
-    more than ten in most, more than twenty in one in four."""
+    more than ten in most, twenty odd in one in eight (each costs a `put_document` and, at
+    teardown, a `delete_document`)."""

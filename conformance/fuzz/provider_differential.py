@@ -627,6 +627,7 @@ class ProviderDifferential(DocumentsDifferential):
         namespace, stays in `global` (decisions §4.1)."""
         self.last_call = "final check"
         self._namespaces_agree("namespaces() at the end")
+        self.documents_agree(always=True)
         self.document_namespaces_agree("list_namespaces() at the end")
         # An export in a few pages, so every program pages through one.
         self._export_holds_every_row(max(2, math.ceil(self.row_count() / FINAL_EXPORT_PAGES)))

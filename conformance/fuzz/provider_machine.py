@@ -45,21 +45,28 @@ _SALTS = st.integers(0, 2**16)
 _PICKS = st.integers(0, 2**16)
 
 DOCUMENT_CASES = (
+    *("put",) * 6,
     *("get",) * 4,
     *("list",) * 2,
+    *("query",) * 3,
+    *("delete",) * 4,
     "list_all",
     "namespaces",
-    *("query",) * 3,
-    *("recall",) * 2,
-    *("delete",) * 3,
+    "recall",
     "clear",
 )
-"""What the documents rule does: mostly a read (gets and queries the likeliest), one
-time in six a delete, rarely a clear."""
+"""What the documents rule does: a put one time in four (over a document held a third
+of the time, near one another third), a get, list or query one time in two, a delete
+one time in six, rarely a listing of everything, the namespaces, a recall or a clear."""
 
 _DOCUMENT_ID_WAYS = (None, None, None, None, "pool", "pool", "reuse")
 """How a put names its id: none (the driver makes one), an explicit id of the pool, or
 the id of a document the namespace holds (another's: `Invalid`)."""
+
+
+_DocumentFields = tuple[str, str, str, str, list[str], str, MemoryCategory, str | None, MemoryTaint]
+"""A put's title, content, source type, priority, tags, metadata (JSON text), category,
+session and taint."""
 
 
 def _key_near(held: list[str], pick: int, how: str, drawn: str) -> str:
@@ -116,9 +123,14 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         def first_spaces(self, specs: list[str]) -> Any:
             return multiple(*specs, *([GLOBAL_NAMESPACE] if cfg.use_global else []))
 
-        @initialize(spec=specs, prefix=cfg.key_prefixes, count=cfg.initial_bulk, salt=_SALTS)
-        def first_bulk(self, spec: str, prefix: str, count: int, salt: int) -> None:
+        # The bulk's namespace joins the bundle, so later steps forget, get and write
+        # among its rows (`k1` beside `k10`, a key written a third time).
+        @initialize(
+            target=spaces, spec=specs, prefix=cfg.key_prefixes, count=cfg.initial_bulk, salt=_SALTS
+        )
+        def first_bulk(self, spec: str, prefix: str, count: int, salt: int) -> str:
             self.d.store_bulk(spec, prefix, count, salt)
+            return spec
 
         # A write goes to a namespace held or a new one, which joins the bundle. One write
         # in five is a small bulk instead: every entry costs a `store` and, at teardown, a
@@ -132,6 +144,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             session_id=cfg.session_ids,
             taint=taints(),
             bulk=st.one_of(*[st.none()] * 4, st.tuples(cfg.key_prefixes, cfg.bulk_sizes, _SALTS)),
+            pick=_PICKS,
+            held=st.booleans(),
         )
         def store(
             self,
@@ -142,10 +156,16 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             session_id: str | None,
             taint: MemoryTaint,
             bulk: tuple[str, int, int] | None,
+            pick: int,
+            held: bool,
         ) -> str:
             if bulk is not None and self.d.row_count() < cfg.max_rows:
                 self.d.store_bulk(spec, *bulk)
             else:
+                # Half the time over a row held, so a key is written a second and a
+                # third time.
+                keys = self.d.held_keys(spec)
+                key = keys[pick % len(keys)] if held and keys else key
                 self.d.store(spec, key, content, category, session_id, taint)
             return spec
 
@@ -236,8 +256,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 self.d.export_foreign_cursor()
 
         if cfg.documents:
-            # Two rules, so documents take a small share of steps whatever they cost. A
-            # program starts with a bulk of documents (more than ten in most, so a
+            # A program starts with a bulk of documents (more than ten in most, so a
             # listing capped at ten shows); later puts are single (each costs a put and a
             # delete at teardown).
             document_spaces: Bundle[str] = Bundle("document_spaces")
@@ -248,100 +267,84 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 prefix=cfg.key_prefixes,
                 count=cfg.initial_documents,
                 salt=_SALTS,
+                second=document_specs,
+                few=st.integers(2, 3),
             )
-            def first_documents(self, spec: str, prefix: str, count: int, salt: int) -> str:
-                if self.d.docs is not None:
-                    self.d.put_documents(spec, prefix, count, salt)
-                return spec
+            def first_documents(
+                self, spec: str, prefix: str, count: int, salt: int, second: str, few: int
+            ) -> Any:
+                # And a few in a second namespace, often a string-prefix sibling of the
+                # first (the pool is small), so reads that match by prefix show.
+                if self.d.docs is None:
+                    return multiple(spec)
+                self.d.put_documents(spec, prefix, count, salt)
+                if second == spec:
+                    return multiple(spec)
+                self.d.put_documents(second, prefix, few, salt + 1)
+                return multiple(spec, second)
 
             @precondition(_offers_documents)
             @rule(
                 target=document_spaces,
-                spec=document_spaces | document_specs,
-                key=keys,
-                pick=_PICKS,
-                held=st.booleans(),
-                title=cfg.titles,
-                content=cfg.contents,
-                source_type=st.sampled_from(pools.DOCUMENT_SOURCE_TYPES),
-                priority=st.sampled_from(pools.DOCUMENT_PRIORITIES),
-                tags=st.lists(st.sampled_from(pools.TAGS), max_size=3, unique=True),
-                metadata=st.sampled_from(pools.DOCUMENT_METADATA),
-                category=cfg.categories,
-                session_id=cfg.session_ids,
-                taint=taints(),
-                id_way=st.sampled_from(_DOCUMENT_ID_WAYS),
-                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
-            )
-            def put_document(
-                self,
-                spec: str,
-                key: str,
-                pick: int,
-                held: bool,
-                title: str,
-                content: str,
-                source_type: str,
-                priority: str,
-                tags: list[str],
-                metadata: str,
-                category: MemoryCategory,
-                session_id: str | None,
-                taint: MemoryTaint,
-                id_way: str | None,
-                pool_id: str,
-            ) -> str:
-                # Half the time over a document held, so upserts replace.
-                held_keys = self.d.held_document_keys(spec)
-                chosen = held_keys[pick % len(held_keys)] if held and held_keys else key
-                # A reused id is the next held document's: another's whenever two are held.
-                document_id = {None: None, "pool": pool_id, "reuse": pick + 1}[id_way]
-                self.d.put_document(
-                    spec,
-                    chosen,
-                    title,
-                    content,
-                    source_type,
-                    priority,
-                    tags,
-                    metadata,
-                    category,
-                    session_id,
-                    taint,
-                    document_id,
-                )
-                return spec
-
-            @precondition(_offers_documents)
-            @rule(
                 case=st.sampled_from(DOCUMENT_CASES),
-                delete_way=st.sampled_from(DELETE_WAYS),
                 spec=document_spaces,
+                fresh=st.one_of(st.none(), document_specs),
                 key=keys,
                 pick=_PICKS,
                 how=st.sampled_from(("held", "cut", "drawn")),
                 beside=st.booleans(),
+                document=st.tuples(
+                    cfg.titles,
+                    cfg.contents,
+                    st.sampled_from(pools.DOCUMENT_SOURCE_TYPES),
+                    st.sampled_from(pools.DOCUMENT_PRIORITIES),
+                    st.lists(st.sampled_from(pools.TAGS), max_size=3, unique=True),
+                    st.sampled_from(pools.DOCUMENT_METADATA),
+                    cfg.categories,
+                    cfg.session_ids,
+                    taints(),
+                ),
+                id_way=st.sampled_from(_DOCUMENT_ID_WAYS),
+                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
+                delete_way=st.sampled_from(DELETE_WAYS),
                 way=st.sampled_from(QUERY_WAYS),
                 free=cfg.queries,
                 limit=cfg.limits,
-                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
             )
             def documents(
                 self,
                 case: str,
                 spec: str,
+                fresh: str | None,
                 key: str,
                 pick: int,
                 how: str,
                 beside: bool,
+                document: _DocumentFields,
+                id_way: str | None,
+                pool_id: str,
+                delete_way: str,
                 way: QueryWay,
                 free: str,
                 limit: int,
-                pool_id: str,
-                delete_way: str,
-            ) -> None:
-                # Half the time a list or query reads a namespace beside a longer one.
-                # A get or delete in a namespace left empty reads one holding documents.
+            ) -> str:
+                # One rule, so documents take one rule's share of steps, whatever they
+                # cost. A put goes to a namespace held or (half the time) a new one, which
+                # joins the bundle.
+                if case == "put":
+                    # A reused id goes where documents are held, so it names another's.
+                    holding = self.d.holding_document_specs()
+                    if id_way == "reuse" and holding:
+                        spec = holding[pick % len(holding)]
+                    else:
+                        spec = fresh or spec
+                    chosen = _key_near(self.d.held_document_keys(spec), pick, how, key)
+                    # A reused id is the next held document's: another's when two are held.
+                    document_id = {None: None, "pool": pool_id, "reuse": pick + 1}[id_way]
+                    self.d.put_document(spec, chosen, *document, document_id)
+                    return spec
+                # Half the time a list or query reads a namespace beside a longer one; a
+                # get or delete in a namespace left empty reads one holding documents.
                 prefixes = self.d.prefix_document_specs()
                 holding = self.d.holding_document_specs()
                 near: str | None = None
@@ -367,6 +370,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                     self.d.delete_document(spec, delete_way, pick, pool_id)
                 else:
                     self.d.clear_documents(spec)
+                return spec
 
         @invariant()
         def agrees_with_oracle(self) -> None:

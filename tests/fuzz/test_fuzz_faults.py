@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzFailure, run_fuzz
-from tests.fuzz import deep_faults, engine_faults, provider_faults
+from tests.fuzz import deep_faults, document_faults, engine_faults, provider_faults
 from tests.fuzz.helpers import run_pytest, with_driver
 
 FAULTS: dict[str, list[type]] = {
@@ -25,6 +25,7 @@ FAULTS: dict[str, list[type]] = {
         *deep_faults.PROVIDER_FAULTS,
         deep_faults.RefusesWithBackend,
         *provider_faults.ISSUE_13_PROVIDER_FAULTS,
+        *document_faults.DOCUMENT_FAULTS,
     ],
 }
 CASES = [(target, fault) for target, faults in FAULTS.items() for fault in faults]
