@@ -111,6 +111,18 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         if cfg.document_namespaces is not None
         else st.sampled_from(pools.DOCUMENT_SPECS)
     )
+    put_fields = st.tuples(
+        cfg.titles,
+        cfg.contents,
+        st.sampled_from(pools.DOCUMENT_SOURCE_TYPES),
+        st.sampled_from(pools.DOCUMENT_PRIORITIES),
+        st.lists(st.sampled_from(pools.TAGS), max_size=3, unique=True),
+        st.sampled_from(pools.DOCUMENT_METADATA),
+        cfg.categories,
+        cfg.session_ids,
+        taints(),
+    )
+    hows = st.sampled_from(("held", "cut", "drawn"))
     keys = cfg.keys if cfg.keys is not None else near_miss_keys()
     edges = ["unsourced", "malformed", "invalid_namespace"]
     if cfg.portability:
@@ -273,104 +285,83 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             def first_documents(
                 self, spec: str, prefix: str, count: int, salt: int, second: str, few: int
             ) -> Any:
-                # And a few in a second namespace, often a string-prefix sibling of the
-                # first (the pool is small), so reads that match by prefix show.
+                # And a few in a second namespace when the first is its string prefix, or
+                # it the first's (the pool is small), so reads that match by prefix show.
                 if self.d.docs is None:
                     return multiple(spec)
                 self.d.put_documents(spec, prefix, count, salt)
-                if second == spec:
+                if not self.d.prefix_siblings(spec, second):
                     return multiple(spec)
                 self.d.put_documents(second, prefix, few, salt + 1)
                 return multiple(spec, second)
 
+            # One rule, so documents take one rule's share of steps, whatever they cost.
+            # Each case draws only what it uses (`data`): a program that draws too much is
+            # cut short by hypothesis and run again, calls and all.
             @precondition(_offers_documents)
             @rule(
                 target=document_spaces,
                 case=st.sampled_from(DOCUMENT_CASES),
                 spec=document_spaces,
-                fresh=st.one_of(st.none(), document_specs),
-                key=keys,
                 pick=_PICKS,
-                how=st.sampled_from(("held", "cut", "drawn")),
-                beside=st.booleans(),
-                document=st.tuples(
-                    cfg.titles,
-                    cfg.contents,
-                    st.sampled_from(pools.DOCUMENT_SOURCE_TYPES),
-                    st.sampled_from(pools.DOCUMENT_PRIORITIES),
-                    st.lists(st.sampled_from(pools.TAGS), max_size=3, unique=True),
-                    st.sampled_from(pools.DOCUMENT_METADATA),
-                    cfg.categories,
-                    cfg.session_ids,
-                    taints(),
-                ),
-                id_way=st.sampled_from(_DOCUMENT_ID_WAYS),
-                pool_id=st.sampled_from(pools.DOCUMENT_IDS),
-                delete_way=st.sampled_from(DELETE_WAYS),
-                way=st.sampled_from(QUERY_WAYS),
-                free=cfg.queries,
-                limit=cfg.limits,
+                data=st.data(),
             )
-            def documents(
-                self,
-                case: str,
-                spec: str,
-                fresh: str | None,
-                key: str,
-                pick: int,
-                how: str,
-                beside: bool,
-                document: _DocumentFields,
-                id_way: str | None,
-                pool_id: str,
-                delete_way: str,
-                way: QueryWay,
-                free: str,
-                limit: int,
-            ) -> str:
-                # One rule, so documents take one rule's share of steps, whatever they
-                # cost. A put goes to a namespace held or (half the time) a new one, which
-                # joins the bundle.
+            def documents(self, case: str, spec: str, pick: int, data: st.DataObject) -> str:
                 if case == "put":
-                    # A reused id goes where documents are held, so it names another's.
-                    holding = self.d.holding_document_specs()
-                    if id_way == "reuse" and holding:
-                        spec = holding[pick % len(holding)]
-                    else:
-                        spec = fresh or spec
-                    chosen = _key_near(self.d.held_document_keys(spec), pick, how, key)
-                    # A reused id is the next held document's: another's when two are held.
-                    document_id = {None: None, "pool": pool_id, "reuse": pick + 1}[id_way]
-                    self.d.put_document(spec, chosen, *document, document_id)
+                    self._put_document(spec, pick, data)
                     return spec
                 # Half the time a list or query reads a namespace beside a longer one; a
                 # get or delete in a namespace left empty reads one holding documents.
                 prefixes = self.d.prefix_document_specs()
                 holding = self.d.holding_document_specs()
                 near: str | None = None
-                if beside and prefixes and case in ("list", "query"):
+                if case in ("list", "query") and prefixes and data.draw(st.booleans()):
                     spec = near = prefixes[pick % len(prefixes)]
                 elif case in ("get", "delete") and holding and not self.d.held_document_keys(spec):
                     spec = holding[pick % len(holding)]
                 if case == "get":
-                    self.d.get_document(
-                        spec, _key_near(self.d.held_document_keys(spec), pick, how, key)
-                    )
+                    held = self.d.held_document_keys(spec)
+                    key = _key_near(held, pick, data.draw(hows), data.draw(keys))
+                    self.d.get_document(spec, key)
                 elif case in ("list", "list_all"):
                     self.d.list_documents(spec if case == "list" else None)
                 elif case == "namespaces":
                     self.d.list_document_namespaces()
                 elif case == "query":
                     # Beside a longer namespace, a text held there: a hit from it shows.
-                    query = query_from(self.d.held_document_texts(near), pick, way, free)
-                    self.d.query_documents(spec, query, limit)
+                    texts = self.d.held_document_texts(near)
+                    way = data.draw(st.sampled_from(QUERY_WAYS))
+                    query = query_from(texts, pick, way, data.draw(cfg.queries))
+                    self.d.query_documents(spec, query, data.draw(cfg.limits))
                 elif case == "recall":
-                    self.d.recall_documents(spec, limit)
+                    self.d.recall_documents(spec, data.draw(cfg.limits))
                 elif case == "delete":
-                    self.d.delete_document(spec, delete_way, pick, pool_id)
+                    way = data.draw(st.sampled_from(DELETE_WAYS))
+                    name = data.draw(st.sampled_from(pools.DOCUMENT_IDS))
+                    self.d.delete_document(spec, way, pick, name)
                 else:
                     self.d.clear_documents(spec)
                 return spec
+
+            def _put_document(self: ProviderFuzzMachine, spec: str, pick: int, data: Any) -> None:
+                """A put to a namespace held or (half the time) a new one, which joins the
+                bundle; a reused id goes where documents are held, so it names another's."""
+                id_way = data.draw(st.sampled_from(_DOCUMENT_ID_WAYS))
+                holding = self.d.holding_document_specs()
+                if id_way == "reuse" and holding:
+                    spec = holding[pick % len(holding)]
+                else:
+                    spec = data.draw(st.one_of(st.none(), document_specs)) or spec
+                held = self.d.held_document_keys(spec)
+                key = _key_near(held, pick, data.draw(hows), data.draw(keys))
+                fields: _DocumentFields = data.draw(put_fields)
+                # A reused id is the next held document's: another's when two are held.
+                chosen: str | int | None = None
+                if id_way == "pool":
+                    chosen = data.draw(st.sampled_from(pools.DOCUMENT_IDS))
+                elif id_way == "reuse":
+                    chosen = pick + 1
+                self.d.put_document(spec, key, *fields, chosen)
 
         @invariant()
         def agrees_with_oracle(self) -> None:
