@@ -228,7 +228,7 @@ class ProviderFuzzConfig:
     at teardown, a `forget`, so later bulks stay small; the large stores come from
     `initial_bulk`."""
     initial_bulk: st.SearchStrategy[int] = field(
-        default_factory=lambda: _sizes((12, 16, 22), (1, 100, 110))
+        default_factory=lambda: _sizes((12, 20, 26), (1, 100, 110))
     )
     """Entries of the bulk every program starts with: twenty odd, and one program in
     thirteen over a hundred."""

@@ -111,6 +111,7 @@ FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
             "provider-families.md#core-namespaces, provider-families.md#recall, "
             "provider-families.md#taint, provider-families.md#portability-import, "
             "provider-families.md#sections-preserved, provider-families.md#documents-family, "
+            "kit-choices.md#document-ids, "
             "errors.md#refusals-change-nothing, kit-choices.md#namespace-none, "
             "kit-choices.md#retention-probe, kit-choices.md#isolation"
         ),

@@ -46,11 +46,33 @@ class _RateLimited:
                 raise self.unavailable("rate limited; retry shortly")
             self.depth += 1
             try:
-                return attr(*args, **kwargs)
+                answer = attr(*args, **kwargs)
             finally:
                 self.depth -= 1
+            # A family (`as_documents()`) is served by the same limited service.
+            return _Family(self, answer) if name.startswith("as_") and answer else answer
 
         return limited
+
+
+class _Family:
+    """A family of a rate-limited driver: its calls count against the driver's."""
+
+    def __init__(self, owner: _RateLimited, family: object) -> None:
+        self._owner = owner
+        self._family = family
+
+    def __getattr__(self, name: str) -> object:
+        attr = getattr(self._family, name)
+        owner = self._owner
+
+        def limited(*args: object, **kwargs: object) -> object:
+            owner.calls += 1
+            if owner.calls % EVERY == 0:
+                raise owner.unavailable("rate limited; retry shortly")
+            return attr(*args, **kwargs)  # type: ignore[operator]
+
+        return limited if callable(attr) else attr
 
 
 class RateLimitedProvider(_RateLimited, ReferenceProvider):
