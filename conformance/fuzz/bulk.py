@@ -15,8 +15,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
 
-from pydantic import JsonValue
-
 from conformance.engine import (
     Conversation,
     Document,
@@ -34,9 +32,9 @@ from conformance.engine import (
 )
 from conformance.fuzz import pools
 from conformance.fuzz.strategies import WORDS
-from conformance.provider import MemoryCategory, MemoryTaint
+from conformance.provider import MemoryCategory, MemoryTaint, NamespaceDocumentInput
 
-__all__ = ["BulkDocument", "BulkEntry", "bulk_documents", "bulk_entries", "bulk_items"]
+__all__ = ["BulkEntry", "bulk_documents", "bulk_entries", "bulk_items"]
 
 T = TypeVar("T")
 
@@ -175,37 +173,29 @@ def bulk_entries(
     return entries
 
 
-class BulkDocument(NamedTuple):
-    """The fields of one `put_document` of a bulk, after its namespace."""
-
-    key: str
-    title: str
-    content: str
-    source_type: str
-    priority: str
-    tags: list[str]
-    metadata: JsonValue
-    category: MemoryCategory
-    session_id: str | None
-    taint: MemoryTaint
-
-
 def bulk_documents(
-    prefix: str, count: int, salt: int, *, fit: Callable[[str], str] = lambda text: text
-) -> list[BulkDocument]:
-    """`count` documents keyed `<prefix>0` to `<prefix><count-1>` for the bulk `salt`.
+    namespace: str,
+    prefix: str,
+    count: int,
+    salt: int,
+    *,
+    fit: Callable[[str], str] = lambda text: text,
+) -> list[NamespaceDocumentInput]:
+    """`count` documents of `namespace` keyed `<prefix>0` to `<prefix><count-1>` for the
+    bulk `salt` (no id given).
 
     Keys are string prefixes of each other, as in `bulk_entries`; titles, source types,
     priorities, tags and metadata come from the document pools (case twins among them);
     one content in four is upper-cased, so contents differ only in case. `fit` narrows
     each title and content.
     """
-    documents: list[BulkDocument] = []
+    documents: list[NamespaceDocumentInput] = []
     for index in range(count):
         draw = _Draw(salt, index)
         words = f"{draw.words('w', 1 + draw.number('nwords', 4))} {index}"
         documents.append(
-            BulkDocument(
+            NamespaceDocumentInput(
+                namespace=namespace,
                 key=f"{prefix}{index}",
                 title=fit(draw.pick("title", pools.DOCUMENT_TITLES)),
                 content=fit(words.upper() if draw.chance("upper", 25) else words),
@@ -213,7 +203,7 @@ def bulk_documents(
                 priority=draw.pick("priority", pools.DOCUMENT_PRIORITIES),
                 tags=sorted({draw.pick(f"tag{n}", pools.TAGS) for n in range(draw.number("n", 3))}),
                 metadata=json.loads(draw.pick("metadata", pools.DOCUMENT_METADATA)),
-                category=draw.pick("category", _CATEGORIES),
+                category=str(draw.pick("category", _CATEGORIES)),
                 session_id=draw.pick("session", (None, "s1", "s2")),
                 taint=draw.pick("taint", list(MemoryTaint)),
             )

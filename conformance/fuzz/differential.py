@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, Concatenate, NoReturn, ParamSpec, TypeVar
 
@@ -29,6 +30,7 @@ from conformance.checks.evidence import show, shown
 from conformance.checks.outcome import ConformanceFailure, DriverRaised, Inconclusive
 from conformance.fuzz.stats import ProgramStats
 from conformance.fuzz.steps import FailureSink, Step
+from conformance.provider import MemoryTaint
 
 __all__ = [
     "Abandoned",
@@ -36,12 +38,34 @@ __all__ = [
     "FoundFailure",
     "FuzzConfigError",
     "StepNotApplicable",
+    "error_text",
     "operation",
+    "some_shown",
+    "wire_taint",
 ]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 D = TypeVar("D", bound="Differential")
+
+
+def wire_taint(value: Any) -> str:
+    """A taint's wire string (a driver may hand back a string; unknown ones fail closed)."""
+    return MemoryTaint(value).value
+
+
+def some_shown(rows: Counter[Any], most: int = 6) -> str:
+    """Up to `most` rows, shown, and how many more there are."""
+    listed = sorted(map(show, rows.elements()))
+    if not listed:
+        return "none"
+    more = f", and {len(listed) - most} more" if len(listed) > most else ""
+    return ", ".join(listed[:most]) + more
+
+
+def error_text(error: BaseException | None) -> str:
+    """An error as a failure's `got` names it."""
+    return "no error" if error is None else f"{type(error).__qualname__}: {error}"
 
 
 class FuzzConfigError(ValueError):

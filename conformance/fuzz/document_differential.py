@@ -39,7 +39,14 @@ from typing import Any, Final
 from conformance.checks.evidence import show
 from conformance.fuzz.bulk import bulk_documents
 from conformance.fuzz.config import DOCUMENTS_BRANCH, ROOT_PLACEHOLDER
-from conformance.fuzz.differential import Differential, FuzzConfigError, operation
+from conformance.fuzz.differential import (
+    Differential,
+    FuzzConfigError,
+    error_text,
+    operation,
+    some_shown,
+    wire_taint,
+)
 from conformance.provider import (
     DocumentDeletion,
     DocumentListing,
@@ -70,20 +77,8 @@ _DECLARE: Final = (
 )
 
 
-def _taint(value: Any) -> str:
-    return MemoryTaint(value).value
-
-
 def _category(value: str) -> str:
     return str(MemoryCategory.parse(value))
-
-
-def _some(rows: Counter[Any], most: int = 6) -> str:
-    shown = sorted(map(show, rows.elements()))
-    if not shown:
-        return "none"
-    more = f", and {len(shown) - most} more" if len(shown) > most else ""
-    return ", ".join(shown[:most]) + more
 
 
 def _listed(row: DocumentRow) -> Listed:
@@ -94,7 +89,7 @@ def _listed(row: DocumentRow) -> Listed:
         row.title,
         row.source_type,
         row.priority,
-        _taint(row.taint),
+        wire_taint(row.taint),
     )
 
 
@@ -112,12 +107,8 @@ def _whole(document: StoredMemoryDocument, document_id: str) -> tuple[Any, ...]:
         json.dumps(document.metadata, sort_keys=True),
         _category(document.category),
         document.session_id,
-        _taint(document.taint),
+        wire_taint(document.taint),
     )
-
-
-def _error(error: BaseException | None) -> str:
-    return "no error" if error is None else f"{type(error).__qualname__}: {error}"
 
 
 class DocumentsDifferential(Differential):
@@ -262,7 +253,7 @@ class DocumentsDifferential(Differential):
             call,
             expected or "the documents the oracle holds",
             f"{sum(got.values())} rows where {sum(want.values())} were due; "
-            f"extra: {_some(got - want)}; missing: {_some(want - got)}{noticed}",
+            f"extra: {some_shown(got - want)}; missing: {some_shown(want - got)}{noticed}",
         )
 
     def _document_agrees(self, namespace: str, key: str, call: str) -> None:
@@ -300,12 +291,12 @@ class DocumentsDifferential(Differential):
                 isinstance(error, Invalid),
                 call,
                 "Invalid: the id names another document of the namespace",
-                f"success ({show(got)})" if error is None else _error(error),
+                f"success ({show(got)})" if error is None else error_text(error),
             )
             if (namespace, key) in self.doc_ids:
                 self._document_agrees(namespace, key, f"get_document({namespace!r}, {key!r})")
             return call
-        self.require(error is None, call, _DECLARE, _error(error))
+        self.require(error is None, call, _DECLARE, error_text(error))
         if given is not None:
             self.require(got == given, call, f"the id given, {given!r}", show(got))
         self.require(
@@ -363,20 +354,7 @@ class DocumentsDifferential(Differential):
         """Put the `count` documents of bulk `salt` (`conformance.fuzz.bulk`, keys
         `<prefix>0`...) into one namespace, one `put_document` each."""
         namespace = self.doc_namespace(spec)
-        for made in bulk_documents(prefix, count, salt, fit=self.fit):
-            document = NamespaceDocumentInput(
-                namespace=namespace,
-                key=made.key,
-                title=made.title,
-                content=made.content,
-                source_type=made.source_type,
-                priority=made.priority,
-                tags=made.tags,
-                metadata=made.metadata,
-                category=str(made.category),
-                session_id=made.session_id,
-                taint=made.taint,
-            )
+        for document in bulk_documents(namespace, prefix, count, salt, fit=self.fit):
             self._put(spec, document)
         self._listing_agrees(namespace, f"<{count} put_document of bulk {salt}> into {namespace!r}")
 
@@ -516,7 +494,7 @@ class DocumentsDifferential(Differential):
                 content_ok
                 and hit.title in (None, held.title)
                 and hit.document_id in (None, self.doc_ids[(namespace, hit.key)])
-                and _taint(hit.taint) == _taint(held.taint),
+                and wire_taint(hit.taint) == wire_taint(held.taint),
                 call,
                 "each hit's content, title, document id and taint as held: "
                 + show(
@@ -524,10 +502,10 @@ class DocumentsDifferential(Differential):
                         held.title,
                         held.content,
                         self.doc_ids[(namespace, hit.key)],
-                        _taint(held.taint),
+                        wire_taint(held.taint),
                     )
                 ),
-                shown + f" with taint {_taint(hit.taint)}",
+                shown + f" with taint {wire_taint(hit.taint)}",
             )
             if hit.chunk_id is None:
                 self.require(hit.key not in keys, call, "each document once", shown + " again")
@@ -552,7 +530,7 @@ class DocumentsDifferential(Differential):
         context, error = self.attempt(call, self._family().recall_documents, namespace, limit)
         if isinstance(error, Unsupported):
             return
-        self.require(error is None, call, "an answer, or Unsupported", _error(error))
+        self.require(error is None, call, "an answer, or Unsupported", error_text(error))
         assert context is not None
         keys = self._hits_sound(call, namespace, context, limit)
         self.require(
@@ -574,9 +552,11 @@ class DocumentsDifferential(Differential):
 
     def documents_agree(self, *, always: bool = False) -> None:
         """Every document of the run, as the oracle holds them (when documents are fuzzed):
-        between steps only after a document write since the last time (each documents
-        step compares what it touched), `always` once at the end."""
-        if self.docs is None:
+        `always` once at the end; between steps only when every step is compared (a
+        replay naming the step that went wrong), after a document write since the last
+        time. A search relies on each documents step comparing what it touched, and on
+        the end."""
+        if self.docs is None or (not always and self.full_every > 1):
             return
         last_writes, last_steps = self._docs_compared
         if self.doc_writes == last_writes and (not always or len(self.log) == last_steps):

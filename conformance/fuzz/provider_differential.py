@@ -35,7 +35,13 @@ from typing import Any, Final
 from conformance.checks.evidence import show
 from conformance.fuzz.bulk import bulk_entries
 from conformance.fuzz.config import ROOT_PLACEHOLDER
-from conformance.fuzz.differential import FuzzConfigError, operation
+from conformance.fuzz.differential import (
+    FuzzConfigError,
+    error_text,
+    operation,
+    some_shown,
+    wire_taint,
+)
 from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
@@ -84,11 +90,6 @@ def provider_oracle(retains: bool) -> Any:
     return NullProvider()
 
 
-def _taint(value: str) -> str:
-    """A taint's wire string (a driver may hand back a string; unknown ones fail closed)."""
-    return MemoryTaint(value).value
-
-
 def _row(entry: MemoryEntry) -> Row:
     return (
         entry.namespace,
@@ -96,25 +97,12 @@ def _row(entry: MemoryEntry) -> Row:
         entry.content,
         str(entry.category),
         entry.session_id,
-        _taint(entry.taint),
+        wire_taint(entry.taint),
     )
 
 
 def _rows(entries: Sequence[MemoryEntry]) -> Counter[Row]:
     return Counter(_row(entry) for entry in entries)
-
-
-def _some(rows: Counter[Row], most: int = 6) -> str:
-    """Up to `most` rows, shown, and how many more there are."""
-    shown = sorted(map(show, rows.elements()))
-    if not shown:
-        return "none"
-    more = f", and {len(shown) - most} more" if len(shown) > most else ""
-    return ", ".join(shown[:most]) + more
-
-
-def _error(error: BaseException | None) -> str:
-    return "no error" if error is None else f"{type(error).__qualname__}: {error}"
 
 
 class ProviderDifferential(DocumentsDifferential):
@@ -208,7 +196,7 @@ class ProviderDifferential(DocumentsDifferential):
             call,
             expected or "the rows the oracle holds",
             f"{sum(mine.values())} rows where {sum(theirs.values())} were due; "
-            f"extra: {_some(mine - theirs)}; missing: {_some(theirs - mine)}{noticed}",
+            f"extra: {some_shown(mine - theirs)}; missing: {some_shown(theirs - mine)}{noticed}",
         )
 
     def _driver_rows(self, namespace: str | None, label: str = "") -> builtins.list[MemoryEntry]:
@@ -247,7 +235,7 @@ class ProviderDifferential(DocumentsDifferential):
         _, error = self.attempt(
             call, self.driver.store, namespace, key, content, category, session_id, taint
         )
-        self.require(error is None, call, _DECLARE, _error(error))
+        self.require(error is None, call, _DECLARE, error_text(error))
         self.written.add((namespace, key))
         if namespace == GLOBAL_NAMESPACE:
             self.used_global = True
@@ -445,11 +433,13 @@ class ProviderDifferential(DocumentsDifferential):
             SourceScope(allow=[]),
         )
         if error is not None:
-            self.require(isinstance(error, Invalid), call, "an answer or Invalid", _error(error))
+            self.require(
+                isinstance(error, Invalid), call, "an answer or Invalid", error_text(error)
+            )
             return
         for hit in hits or []:
             self.require(
-                _taint(hit.taint) != MemoryTaint.EXTERNAL_SYNC.value,
+                wire_taint(hit.taint) != MemoryTaint.EXTERNAL_SYNC.value,
                 call,
                 "no source-attributed (external_sync) row: an empty scope denies them",
                 show(_row(hit)),
@@ -473,7 +463,7 @@ class ProviderDifferential(DocumentsDifferential):
             error is None or isinstance(error, Invalid),
             call,
             "an answer, or Invalid for a malformed filter",
-            _error(error),
+            error_text(error),
         )
 
     @operation
@@ -499,7 +489,7 @@ class ProviderDifferential(DocumentsDifferential):
             self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
             self.written.discard((namespace, key))
             return
-        self.require(isinstance(error, Invalid), call, "success, or Invalid", _error(error))
+        self.require(isinstance(error, Invalid), call, "success, or Invalid", error_text(error))
         rows = self.call("list(None, None, None)", self.driver.list, None, None, None)
         kept = [_row(row) for row in rows if row.key == key]
         self.require(not kept, call, "a refused write to store nothing", show(kept))
@@ -544,12 +534,12 @@ class ProviderDifferential(DocumentsDifferential):
         `global`, whose records cannot be told apart) must be in it. The records."""
         records = self._export_all(page)
         exported = Counter(
-            (r.namespace, _taint(r.taint))
+            (r.namespace, wire_taint(r.taint))
             for r in records
             if r.namespace != GLOBAL_NAMESPACE and self._ours(r.namespace, "")
         )
         held = Counter(
-            (row.namespace, _taint(row.taint))
+            (row.namespace, wire_taint(row.taint))
             for row in self.oracle.list(None, None, None)
             if row.namespace != GLOBAL_NAMESPACE
         )
@@ -604,7 +594,7 @@ class ProviderDifferential(DocumentsDifferential):
             isinstance(error, Invalid),
             call,
             "Invalid (a cursor the driver did not issue)",
-            f"success ({show(page)})" if error is None else _error(error),
+            f"success ({show(page)})" if error is None else error_text(error),
         )
 
     # -- invariants and cleanup -----------------------------------------------------
