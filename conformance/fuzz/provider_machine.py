@@ -176,8 +176,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             else:
                 # Half the time over a row held, so a key is written a second and a
                 # third time.
-                keys = self.d.held_keys(spec)
-                key = keys[pick % len(keys)] if held and keys else key
+                keys = self.d.held_keys(spec) if held else []
+                key = keys[pick % len(keys)] if keys else key
                 self.d.store(spec, key, content, category, session_id, taint)
             return spec
 
