@@ -444,6 +444,8 @@ class ProviderDifferential(DocumentsDifferential):
                 "no source-attributed (external_sync) row: an empty scope denies them",
                 show(_row(hit)),
             )
+            if hit.namespace == namespace and not self._ours(hit.namespace, hit.key):
+                continue  # another writer's row in `global`
             row = self.oracle.get(namespace, hit.key) if hit.namespace == namespace else None
             self.require(
                 row is not None and row.content == hit.content,
