@@ -240,7 +240,7 @@ class ProviderFuzzConfig:
     searching `global` only (decisions §4.1)."""
     portability: bool = True
     """Run the export/import rules; each pages through the driver's whole export."""
-    full_every: int = 8
+    full_every: int = 10
     """Steps between two comparisons of every row (and once at the end); after every
     other step only the namespace the step touched is compared."""
     max_pages: int = 3
