@@ -64,11 +64,29 @@ def _loop_answers() -> None:
     )
 
 
+class _Carried(Exception):
+    """A `SystemExit` or `KeyboardInterrupt` a driver's coroutine raised, carried out of the
+    event loop to the calling thread: asyncio lets those two end the loop itself, which
+    would leave every later call of the run waiting on a loop that no longer runs."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+async def _carrying(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coro
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise _Carried(exc) from None
+
+
 def run_coroutine(coro: Coroutine[Any, Any, T], label: str = "an async call") -> T:
     """Run `coro` on the kit's background loop and wait for its result.
 
     The wait wakes every few milliseconds, so the calling thread can be interrupted by
-    the time limit on any thread; an interrupted call is cancelled on the loop.
+    the time limit on any thread; an interrupted call is cancelled on the loop. A
+    `SystemExit` or `KeyboardInterrupt` the coroutine raises is raised here, not in the loop.
     """
     import asyncio
 
@@ -79,7 +97,7 @@ def run_coroutine(coro: Coroutine[Any, Any, T], label: str = "an async call") ->
     except LoopBlocked:
         coro.close()
         raise
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    future = asyncio.run_coroutine_threadsafe(_carrying(coro), loop)
     done = threading.Event()
     future.add_done_callback(lambda _: done.set())
     try:
@@ -92,7 +110,11 @@ def run_coroutine(coro: Coroutine[Any, Any, T], label: str = "an async call") ->
             loop.call_soon_threadsafe(probe.set)
             _blocked_by = (probe, label)
         raise
-    return future.result()
+    try:
+        return future.result()
+    except _Carried as carried:
+        # Raised where the driver was called: an outcome of the check that called.
+        raise carried.error from None
 
 
 class SyncFace:
@@ -118,35 +140,10 @@ class SyncFace:
         return f"SyncFace({self._target!r})"
 
 
-class _Carried(Exception):
-    """A `SystemExit` or `KeyboardInterrupt` a driver's coroutine raised, carried out of the
-    event loop to the calling thread: asyncio lets those two end the loop itself, which
-    would leave every later call of the run waiting on a loop that no longer runs."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(error)
-        self.error = error
-
-
-async def _carrying(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return await coro
-    except (KeyboardInterrupt, SystemExit) as exc:
-        raise _Carried(exc) from None
-
-
 def _blocking(method: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
-        coro = method(*args, **kwargs)
-        try:
-            return run_coroutine(_carrying(coro), f"{method.__name__}()")
-        except _Carried as carried:
-            # Raised where the driver was called: an outcome of the check that called.
-            raise carried.error from None
-        except LoopBlocked:
-            coro.close()  # never started: closed here, so it is not reported as un-awaited
-            raise
+        return run_coroutine(method(*args, **kwargs), f"{method.__name__}()")
 
     return call
 

@@ -148,11 +148,6 @@ class KitRun:
         """The driver's credentials, kept out of every output of the run."""
         return self.driver.redactor
 
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """The values of the driver's credential options that are searched for in text."""
-        return self.redactor.values
-
     def run_settings(self, seed: int | None = None) -> RunSettings:
         """How each driver call is made (with `seed`, the seed of one run of a check)."""
         s = self.settings
