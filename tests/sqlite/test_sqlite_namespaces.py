@@ -106,9 +106,9 @@ def test_a_section_scope_carrying_personal_data_is_enumerable(
         ("conversation_thread-_REDACTED_PII_SSN_", reported, "turn-1")
     ]
     for path in files_under(provider.workspace):
-        assert "6789" not in path.relative_to(provider.workspace).as_posix()
+        assert "45-6789" not in path.relative_to(provider.workspace).as_posix()
         if path.suffix == ".md":
-            assert "6789" not in path.read_text()
+            assert "45-6789" not in path.read_text()
     assert view.forget(scope.scope(), "turn-1") is True
     assert view.scopes() == []
     provider.shutdown()
@@ -150,9 +150,9 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
     on_disk = [
         path.relative_to(provider.workspace).as_posix() for path in files_under(provider.workspace)
     ]
-    assert not any("6789" in path for path in on_disk)
+    assert not any("45-6789" in path for path in on_disk)
     (mirror,) = files_under(provider.workspace / "namespaces")
-    assert "6789" not in mirror.read_text()
+    assert "45-6789" not in mirror.read_text()
     assert [s.namespace for s in provider.namespaces()] == ["user:_REDACTED_PII_SSN_"]
     Namespace.parse("user:_REDACTED_PII_SSN_")  # the reported name is a namespace
     # Reads apply the write path's transform, and the reported name addresses it too, as
