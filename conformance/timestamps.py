@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Final
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -116,35 +117,7 @@ class Timestamp:
         second (`:60`), which the Rust side reads too, is held as the second before it:
         an instant count has no room for it.
         """
-        match = _RFC3339.fullmatch(text)
-        if match is None:
-            raise ValueError(
-                f"{text!r} is not an RFC 3339 timestamp (like 2025-05-06T07:08:09.123Z, "
-                "with an offset or Z)"
-            )
-        year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
-        fraction, zulu, sign, offset_hours, offset_minutes = match.groups()[6:]
-        if not 1 <= month <= 12 or not 1 <= day <= _days_in_month(year, month):
-            raise ValueError(f"{text!r} names no calendar date")
-        if hour > 23 or minute > 59 or second > 60:
-            raise ValueError(f"{text!r} names no time of day")
-        second = min(second, 59)
-        if fraction is not None and len(fraction) > 9:
-            raise ValueError(f"{text!r} has more than 9 fractional digits (nanoseconds)")
-        offset = 0
-        if zulu is None:
-            if int(offset_hours) > 23 or int(offset_minutes) > 59:
-                raise ValueError(f"{text!r} has an offset out of range")
-            offset = (int(offset_hours) * 60 + int(offset_minutes)) * 60
-            offset = -offset if sign == "-" else offset
-        seconds = _days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60
-        nanos = (seconds + second - offset) * _NANOS_PER_SECOND
-        if fraction is not None:
-            nanos += int(fraction.ljust(9, "0"))
-        try:
-            return cls(nanos)
-        except ValueError:
-            raise ValueError(f"{text!r} lies outside the years 0000 to 9999 in UTC") from None
+        return _parsed(text)
 
     @classmethod
     def of(cls, value: TimestampLike) -> Timestamp:
@@ -282,6 +255,41 @@ def _validate(value: Any) -> Timestamp:
         return Timestamp.of(value)
     except TypeError as error:
         raise ValueError(str(error)) from None
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Timestamp:
+    # A timestamp is immutable, so one instance serves every reading of the same text:
+    # the kit reads the same entries' times over and over, and the parse is all Python.
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        raise ValueError(
+            f"{text!r} is not an RFC 3339 timestamp (like 2025-05-06T07:08:09.123Z, "
+            "with an offset or Z)"
+        )
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    fraction, zulu, sign, offset_hours, offset_minutes = match.groups()[6:]
+    if not 1 <= month <= 12 or not 1 <= day <= _days_in_month(year, month):
+        raise ValueError(f"{text!r} names no calendar date")
+    if hour > 23 or minute > 59 or second > 60:
+        raise ValueError(f"{text!r} names no time of day")
+    second = min(second, 59)
+    if fraction is not None and len(fraction) > 9:
+        raise ValueError(f"{text!r} has more than 9 fractional digits (nanoseconds)")
+    offset = 0
+    if zulu is None:
+        if int(offset_hours) > 23 or int(offset_minutes) > 59:
+            raise ValueError(f"{text!r} has an offset out of range")
+        offset = (int(offset_hours) * 60 + int(offset_minutes)) * 60
+        offset = -offset if sign == "-" else offset
+    seconds = _days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60
+    nanos = (seconds + second - offset) * _NANOS_PER_SECOND
+    if fraction is not None:
+        nanos += int(fraction.ljust(9, "0"))
+    try:
+        return Timestamp(nanos)
+    except ValueError:
+        raise ValueError(f"{text!r} lies outside the years 0000 to 9999 in UTC") from None
 
 
 TimestampLike = Timestamp | datetime | str

@@ -139,6 +139,15 @@ def f32_display(value: float) -> str:
 
 def f32_wire(value: float) -> float:
     """The float a JSON reader gets from ``f32_json(value)``; non-finite values pass through."""
+    if value == 0.0:
+        # -0.0 equals 0.0 as a cache key, but not on the wire; each zero is its own f32.
+        return float(value)
+    return _wire(value)
+
+
+@lru_cache(maxsize=4096)
+def _wire(value: float) -> float:
+    # Every score and confidence of every hit goes through here when a model is written.
     text = f32_json(value)
     if text == "null":
         return to_f32(value)

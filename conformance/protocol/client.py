@@ -159,6 +159,8 @@ class _Remote:
             return connection.invoke(op, args, kwargs)
 
         call.__name__ = call.__qualname__ = op.method
+        # Kept on the object: later lookups find it there and build nothing.
+        obj.__dict__[op.method] = call
         return call
 
 

@@ -13,9 +13,11 @@ import json
 import math
 from typing import Any, Final
 
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
 _NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}
 # Built once: `json.dumps` with arguments builds a new encoder on every call.
-_STRICT: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+_ESCAPING: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 _DECODER: Final = json.JSONDecoder()
 
 
@@ -30,18 +32,24 @@ def _finite(value: Any) -> Any:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """`message` as one line of compact JSON, newline included. Non-ASCII characters are
-    escaped, so a string the kit holds (a lone surrogate included) reaches the driver
-    exactly."""
+    """`message` (JSON data) as one line of compact UTF-8 JSON, newline included. A string
+    UTF-8 cannot carry (a lone surrogate) is written as a `\\u` escape, so every string
+    the kit holds reaches the driver exactly."""
     try:
-        text = _STRICT.encode(message)
-    except ValueError:
-        # Only a message holding a non-finite float pays for the walk.
-        text = _STRICT.encode(_finite(message))
-    return text.encode("ascii") + b"\n"
+        # pydantic-core's writer is several times faster than `json` on answers of hits.
+        return to_json(message, inf_nan_mode="strings") + b"\n"
+    except PydanticSerializationError:
+        # Only a message holding a lone surrogate (or a value that is not JSON data, for
+        # `json` to refuse by name) pays for the escaping writer and the walk.
+        return _ESCAPING.encode(_finite(message)).encode("ascii") + b"\n"
 
 
 def decode(line: bytes) -> Any:
     """The JSON value of one line; `ValueError` (with position) if it is not UTF-8 JSON.
     The bare tokens `NaN` and `Infinity` are read as numbers, as Python writes them."""
-    return _DECODER.decode(line.decode())
+    try:
+        return from_json(line)
+    except ValueError:
+        # pydantic-core refuses an escaped lone surrogate, which the kit sends on purpose;
+        # `json` reads it, and words the error for a line that is not JSON at all.
+        return _DECODER.decode(line.decode())

@@ -44,8 +44,10 @@ class MemoryCategory:
         `"custom:<x>"` is `custom(x)` (so `"custom:"` is `custom("")`); another
         non-empty string is `custom(text)` verbatim. Raises `Invalid` for `""`.
         """
-        if text in _BUILT_IN:
-            return cls(text, custom=False)
+        built_in = _BUILT_IN_CATEGORIES.get(text)
+        if built_in is not None:
+            # Shared: a category is a value, and the built-ins are read for every entry.
+            return built_in
         if text.startswith(_CUSTOM_PREFIX):
             return cls.custom(text[len(_CUSTOM_PREFIX) :])
         if text:
@@ -103,3 +105,7 @@ def _parse_for_pydantic(text: str) -> MemoryCategory:
 MemoryCategory.CORE = MemoryCategory("core", custom=False)
 MemoryCategory.DAILY = MemoryCategory("daily", custom=False)
 MemoryCategory.CONVERSATION = MemoryCategory("conversation", custom=False)
+_BUILT_IN_CATEGORIES: Final[dict[str, MemoryCategory]] = {
+    category.name: category
+    for category in (MemoryCategory.CORE, MemoryCategory.DAILY, MemoryCategory.CONVERSATION)
+}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
@@ -23,7 +23,8 @@ class MemoryTaint(StrEnum):
     @classmethod
     def decode(cls, raw: str) -> MemoryTaint:
         """The taint a stored or wire string stands for; never raises."""
-        return cls.INTERNAL if raw == cls.INTERNAL.value else cls.EXTERNAL_SYNC
+        # Module constants, not `cls.INTERNAL`: this runs for every entry read.
+        return _INTERNAL if raw == "internal" else _EXTERNAL_SYNC
 
     @classmethod
     def _missing_(cls, value: object) -> MemoryTaint | None:
@@ -44,3 +45,7 @@ class MemoryTaint(StrEnum):
                 lambda taint: taint.value, when_used="json"
             ),
         )
+
+
+_INTERNAL: Final = MemoryTaint.INTERNAL
+_EXTERNAL_SYNC: Final = MemoryTaint.EXTERNAL_SYNC
