@@ -10,11 +10,15 @@ that no declaration covers fails the check that made it and is counted in the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any, Final
 
 from conformance.provider.constants import MAX_NAMESPACE_LEN
 
 __all__ = ["PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
+
+_KIND_NAMES: Final[dict[type, str]] = {bool: "true or false", int: "an integer", str: "a string"}
 
 PROVIDER_NAMESPACE_ALPHABET = (
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@+"
@@ -72,6 +76,43 @@ class Constraints:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be positive, got {value}")
+
+    # -- over the driver protocol ---------------------------------------------------
+
+    def to_wire(self) -> dict[str, Any]:
+        """The declared limits as JSON data, by field name; fields at their default are
+        left out, so `{}` declares nothing."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != f.default
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Constraints:
+        """Constraints from `to_wire`'s JSON; `ValueError` naming an unknown field or a
+        value of the wrong type or range."""
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(
+                f"no constraint named {', '.join(unknown)} (known: {', '.join(known)})"
+            )
+        for name, value in data.items():
+            default = known[name].default
+            if isinstance(default, bool):
+                expected: type = bool
+            elif name.startswith("max_"):
+                expected = int
+            else:
+                expected = str
+            # `True` is an `int` to Python, not a length to anyone else.
+            fits = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
+            if not fits and not (value is None and default is None):
+                raise ValueError(
+                    f"constraint {name} must be {_KIND_NAMES[expected]}, not {value!r}"
+                )
+        return cls(**data)
 
     @property
     def declared(self) -> bool:

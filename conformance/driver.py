@@ -101,6 +101,9 @@ class Driver:
     release: Callable[[], None] | None = None
     """Called once when a run is done with the driver, to stop what it started (the
     processes of an `exec:` driver); the objects it made are not used afterwards."""
+    command: tuple[str, ...] | None = None
+    """The command line of the process serving this driver over the driver protocol
+    (`exec:`); `None` for a driver in process."""
     secret_options: frozenset[str] = frozenset()
     """Names of options that are credentials though their names do not say so (a
     `region_token` is recognised anyway; an `endpoint` carrying a key is not): their

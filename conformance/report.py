@@ -83,6 +83,9 @@ class DriverInfo(BaseModel):
     distribution: str | None = None
     version: str | None = None
     options: dict[str, str] = Field(default_factory=dict)
+    command: str | None = None
+    """The command line (redacted) of the process that served the driver over the driver
+    protocol (`exec:`); absent for a driver run in process."""
 
 
 class ProfileInfo(BaseModel):
@@ -243,6 +246,7 @@ def to_markdown(report: Report) -> str:
         "",
         *verdict_lines(report),
         "",
+        *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
         f"{counts} (kit {report.kit_version}{seed}{repeat})",
         "",
         "| profile | level | offered features | declared constraints |",

@@ -10,6 +10,7 @@ reason or was waived.
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -195,6 +196,11 @@ class Ledger:
                 distribution=self.driver.distribution,
                 version=self.driver.version,
                 options=redact_options(self.settings.driver_options, self.driver.secret_options),
+                command=(
+                    None
+                    if self.driver.command is None
+                    else self.driver.redactor.text(shlex.join(self.driver.command))
+                ),
             ),
             errors=errors,
             profiles=profiles,

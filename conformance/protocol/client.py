@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 import conformance
 from conformance.checks.context import CallExpired
+from conformance.constraints import Constraints
 from conformance.driver import Driver, DriverError
 from conformance.engine import EngineDescriptor
 from conformance.protocol.errors import ProtocolError
@@ -58,11 +59,19 @@ class Launcher:
     def __init__(self, argv: Sequence[str], options: Mapping[str, str]) -> None:
         self.argv = list(argv)
         self.hello = hello(options)
+        self.options = dict(options)
         self.secrets = secret_values(options)
+        self.settled = False
+        """Whether the secrets are all known: the driver names more in its handshake."""
+
+    def settle(self, secret_options: Sequence[str]) -> None:
+        """Take the names of the options the driver's handshake says are credentials."""
+        self.secrets = secret_values(self.options, secret_options)
+        self.settled = True
 
     def start(self) -> Session:
         """A started process that has answered the hello."""
-        return Session(self.argv, self.hello, self.secrets)
+        return Session(self.argv, self.hello, self.secrets, settled=self.settled)
 
 
 _live: weakref.WeakSet[Connection] = weakref.WeakSet()
@@ -240,6 +249,17 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
         # A refusal may quote the driver's own words, which may quote its options.
         raise DriverError(redact_text(str(exc), launcher.secrets)) from None
     shake = first.handshake
+    # Options the driver names secret are redacted from here on, its stderr included.
+    launcher.settle(shake.secret_options)
+    first.process.settle(launcher.secrets)
+    try:
+        constraints = Constraints.from_wire(shake.constraints)
+    except ValueError as exc:
+        first.kill()
+        raise DriverError(
+            f"driver `exec:{shlex.join(argv)}` declares `constraints` in its handshake that "
+            f"the kit cannot read: {exc}"
+        ) from None
     # The probe process serves the first object made; until then this connection holds
     # it, so it is shut down at the end even if no object ever takes it.
     made = [Connection(launcher, first)]
@@ -284,5 +304,8 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
         version=shake.driver_version,
         description=f"exec: {shlex.join(argv)}",
         options=opts,
+        constraints=constraints,
         release=release,
+        command=tuple(argv),
+        secret_options=frozenset(shake.secret_options),
     )

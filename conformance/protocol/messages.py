@@ -91,6 +91,12 @@ class Handshake(_Message):
     """Provider profile: the capability families advertised (A2), snake_case names."""
     engine: dict[str, JsonValue] | None = None
     """Engine profile: the `EngineDescriptor` (B8)."""
+    constraints: dict[str, JsonValue] = Field(default_factory=dict)
+    """Contract-valid input the store refuses, by `Constraints` field name (absent or
+    empty: none); it narrows what the suites and the fuzzer send, as in process."""
+    secret_options: list[str] = Field(default_factory=list)
+    """Names of options that are credentials though their names do not say so; their
+    values are kept out of every output, as a Python driver's `secret_options` are."""
 
 
 class Result(_Message):

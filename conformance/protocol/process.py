@@ -28,7 +28,10 @@ STDERR_LINES: Final = 20
 """Lines of the driver's stderr kept to show when it fails."""
 
 STDERR_LINE_WIDTH: Final = 400
-"""Characters of one stderr line kept."""
+"""Characters of one stderr line shown."""
+
+STDERR_HELD_LINES: Final = 200
+"""Lines of stderr held back from the log until the handshake names every secret."""
 
 log = logging.getLogger("tinymemory.driver")
 """The driver's stderr, line by line (redacted), at DEBUG level."""
@@ -42,9 +45,15 @@ class DriverProcess:
     stopping it stops whatever it started (a shell's children included).
     """
 
-    def __init__(self, argv: Sequence[str], secrets: Sequence[str] = ()) -> None:
+    def __init__(
+        self, argv: Sequence[str], secrets: Sequence[str] = (), *, settled: bool = True
+    ) -> None:
+        """`settled=False`: more secrets may be learnt (from the handshake), so the stderr
+        lines are held back from the log until `settle` says which."""
         self.argv = list(argv)
         self.secrets = tuple(secrets)
+        self._log_lock = threading.Lock()
+        self._unlogged: list[str] | None = None if settled else []
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -82,22 +91,40 @@ class DriverProcess:
     def _drain(self, stream: IO[bytes]) -> None:
         try:
             for raw in iter(stream.readline, b""):
-                line = _redact(raw.decode("utf-8", "replace").rstrip("\r\n"), self.secrets)
-                if len(line) > STDERR_LINE_WIDTH:
-                    line = line[:STDERR_LINE_WIDTH] + "…"
+                # Kept as written and redacted when shown: a secret may be named later.
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._tail.append(line)
-                log.debug("%s: %s", self.argv[0], line)
+                with self._log_lock:
+                    if self._unlogged is None:
+                        self._log(line)
+                    elif len(self._unlogged) < STDERR_HELD_LINES:
+                        self._unlogged.append(line)
         except (OSError, ValueError):
             pass  # the pipe was closed under us: the process is being stopped
         finally:
             self._drained.set()
+
+    def _shown(self, line: str) -> str:
+        line = _redact(line, self.secrets)
+        return line if len(line) <= STDERR_LINE_WIDTH else line[:STDERR_LINE_WIDTH] + "…"
+
+    def _log(self, line: str) -> None:
+        log.debug("%s: %s", self.argv[0], self._shown(line))
+
+    def settle(self, secrets: Sequence[str]) -> None:
+        """The secrets are now all known: log the stderr lines held back, redacted."""
+        with self._log_lock:
+            self.secrets = tuple(secrets)
+            held, self._unlogged = self._unlogged or [], None
+            for line in held:
+                self._log(line)
 
     def stderr_tail(self) -> str:
         """The last lines the driver wrote on stderr (redacted), or a note that it wrote none."""
         # A process that just died may still have lines in flight to the drain thread.
         if self._proc.poll() is not None:
             self._drained.wait(1.0)
-        lines = list(self._tail)
+        lines = [self._shown(line) for line in self._tail]
         if not lines:
             return "it wrote nothing on stderr"
         return "its stderr ended:\n    " + "\n    ".join(lines)

@@ -52,6 +52,8 @@ class Server:
             profiles=sorted(self.objects),
             capabilities=[] if provider is None else provider.capabilities().to_wire(),
             engine=None if engine is None else engine.descriptor().model_dump(mode="json"),
+            constraints=self.driver.constraints.to_wire(),
+            secret_options=sorted(self.driver.secret_options),
         )
 
     def _target(self, op: Operation) -> Any:

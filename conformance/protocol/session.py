@@ -52,8 +52,15 @@ class Session:
     of step: the caller must stop the process.
     """
 
-    def __init__(self, argv: Sequence[str], hello: Hello, secrets: Sequence[str] = ()) -> None:
-        self.process = DriverProcess(argv, secrets)
+    def __init__(
+        self,
+        argv: Sequence[str],
+        hello: Hello,
+        secrets: Sequence[str] = (),
+        *,
+        settled: bool = True,
+    ) -> None:
+        self.process = DriverProcess(argv, secrets, settled=settled)
         self.busy = False
         self.closed = False
         self._next_id = 1

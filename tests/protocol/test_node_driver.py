@@ -42,6 +42,7 @@ def test_the_node_driver_passes_the_suite_and_the_fuzzer(pytester: pytest.Pytest
         "distribution": None,
         "version": "0.1.0",
         "options": {},
+        "command": node_spec().removeprefix("exec:"),
     }
     assert report["summary"]["verdict"] == "pass"
     # Keyword fetch alone: every required check passes, but `full` needs every fetch mode.

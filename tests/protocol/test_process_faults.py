@@ -142,6 +142,11 @@ def test_a_fault_on_every_call_fails_only_the_checks_that_call_it(
             "drivers to contract 2.x; the major versions must match",
         ),
         ("new-protocol", "speaks protocol 2.1, but tinymemory-conformance * speaks protocol 1.x"),
+        (
+            "bad-constraints",
+            "declares `constraints` in its handshake that the kit cannot read: constraint "
+            "max_key_length must be an integer, not 'forty'",
+        ),
         # fnmatch: `?` stands for each bracket of `[REDACTED]`.
         (
             "refuse",

@@ -71,6 +71,8 @@ def test_served_reference_reports_exactly_as_in_process(pytester: pytest.Pyteste
     # The driver is the same one, named by its handshake; only where it came from differs.
     assert served["driver"]["name"] == local["driver"]["name"] == "reference"
     assert served["driver"]["version"] == local["driver"]["version"]
+    assert served["driver"]["command"] == shlex.join(SERVE)
+    assert local["driver"]["command"] is None
 
 
 def test_the_section_api_works_over_the_protocol() -> None:
