@@ -233,6 +233,28 @@ class RemoteProvider(_RemoteObject, target="provider"):
         raise AttributeError(name)
 
 
+def _declarations(
+    shake: Handshake, argv: Sequence[str]
+) -> tuple[Constraints, EngineDescriptor | None]:
+    """The handshake's constraints and engine descriptor (`None` without the engine
+    profile); a `DriverError` for either that the kit cannot read."""
+    try:
+        constraints = Constraints.from_wire(shake.constraints)
+    except ValueError as exc:
+        problem = f"declares `constraints` in its handshake that the kit cannot read: {exc}"
+        raise DriverError(f"driver `exec:{shlex.join(argv)}` {problem}") from None
+    if "engine" not in shake.profiles:
+        return constraints, None
+    try:
+        return constraints, EngineDescriptor.model_validate(shake.engine)
+    except ValidationError as exc:
+        problem = (
+            f"offers the engine profile, but its handshake's `engine` is not an "
+            f"EngineDescriptor: {validation_summary(exc)}"
+        )
+        raise DriverError(f"driver `exec:{shlex.join(argv)}` {problem}") from None
+
+
 def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None = None) -> Driver:
     """The driver served by `command` over the protocol (docs/protocol.md).
 
@@ -253,13 +275,10 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     launcher.settle(shake.secret_options)
     first.process.settle(launcher.secrets)
     try:
-        constraints = Constraints.from_wire(shake.constraints)
-    except ValueError as exc:
+        constraints, descriptor = _declarations(shake, argv)
+    except DriverError:
         first.kill()
-        raise DriverError(
-            f"driver `exec:{shlex.join(argv)}` declares `constraints` in its handshake that "
-            f"the kit cannot read: {exc}"
-        ) from None
+        raise
     # The probe process serves the first object made; until then this connection holds
     # it, so it is shut down at the end even if no object ever takes it.
     made = [Connection(launcher, first)]
@@ -278,18 +297,11 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
             each.close()
 
     engine: Callable[[], RemoteEngine] | None = None
-    if "engine" in shake.profiles:
-        try:
-            descriptor = EngineDescriptor.model_validate(shake.engine)
-        except ValidationError as exc:
-            first.kill()
-            raise DriverError(
-                f"driver `exec:{shlex.join(argv)}` offers the engine profile, but its "
-                f"handshake's `engine` is not an EngineDescriptor: {validation_summary(exc)}"
-            ) from None
+    if descriptor is not None:
+        offered = descriptor
 
         def engine() -> RemoteEngine:
-            return RemoteEngine(connection(), descriptor)
+            return RemoteEngine(connection(), offered)
 
     provider: Callable[[], RemoteProvider] | None = None
     if "provider" in shake.profiles:
