@@ -7,8 +7,9 @@ time the kit calls `OP` (every time when no `ONCE_FILE` is given; with one, only
 first process to reach `OP`, which then creates the file). FAULT is one of: `hang`, `exit`
 (after writing its options to stderr), `garbage`, `wrong-id`, `wrong-shape`, `bad-result`,
 `unavailable` (answers the contract's transient `Unavailable`), `old-contract`,
-`new-protocol`, `bad-constraints` (declares a limit of the wrong type), `mute` (never
-answers the hello), `refuse` (refuses the hello).
+`new-protocol`, `bad-constraints` (declares a limit of the wrong type), `bad-descriptor`
+(an engine descriptor without its fields), `mute` (never answers the hello), `refuse`
+(refuses the hello).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main(fault: str, op: str = "", once: str = "") -> int:
         shake["protocol"] = {"major": 2, "minor": 1}
     if fault == "bad-constraints":
         shake["constraints"] = {"max_key_length": "forty"}
+    if fault == "bad-descriptor":
+        shake["engine"] = {"id": "faulty"}
     send(shake)
     for line in iter(sys.stdin.buffer.readline, b""):
         message = json.loads(line)

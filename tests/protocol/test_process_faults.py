@@ -147,6 +147,11 @@ def test_a_fault_on_every_call_fails_only_the_checks_that_call_it(
             "declares `constraints` in its handshake that the kit cannot read: constraint "
             "max_key_length must be an integer, not 'forty'",
         ),
+        (
+            "bad-descriptor",
+            "offers the engine profile, but its handshake's `engine` is not an "
+            "EngineDescriptor: label: Field required*",
+        ),
         # fnmatch: `?` stands for each bracket of `[REDACTED]`.
         (
             "refuse",
