@@ -1,7 +1,8 @@
 """Engine checks of filters: every field of `MetaFilter` selects exactly its items, and
 excludes the decoy beside them (a value sharing a string prefix, a path sharing a
 prefix but not its `/` boundary, a path matching only if `_` or `%` were a wildcard, a
-time one microsecond outside a bound), and takes values holding a quote, when listing
+time one microsecond outside a bound, or one nanosecond outside a bound that falls
+between microseconds), and takes values holding a quote, when listing
 and in every declared fetch mode."""
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from conformance.engine import (
     SourceKind,
     SourceRef,
     StoreItem,
+    Timestamp,
     ToolCallRef,
     TurnRange,
 )
@@ -60,6 +62,19 @@ AFTER = datetime(2024, 2, 29, 23, 59, 59, 500_000, tzinfo=UTC)
 
 BEFORE = AFTER + timedelta(days=1)
 """The window's exclusive upper bound."""
+
+FINE_AFTER = Timestamp(Timestamp.from_datetime(datetime(2025, 3, 1, tzinfo=UTC)).nanos + 500)
+"""The inclusive lower bound of a window whose bounds fall between microseconds: a store
+comparing times it keeps to the microsecond (a `datetime`, a SQL timestamp) cannot tell
+a probe one nanosecond either side of them."""
+
+FINE_BEFORE = Timestamp(FINE_AFTER.nanos + 3_600_000_000_200)
+"""Its exclusive upper bound, an hour and 200 ns later."""
+
+NANO = 1
+
+FINE = ("at fine after-1ns", "at fine after", "at fine before-1ns", "at fine before")
+"""The probes about the fine window, by label."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +104,10 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "at before-1µs": BEFORE - TICK,
         "at before": BEFORE,
         "at before+1µs": BEFORE + TICK,
+        "at fine after-1ns": Timestamp(FINE_AFTER.nanos - NANO),
+        "at fine after": FINE_AFTER,
+        "at fine before-1ns": Timestamp(FINE_BEFORE.nanos - NANO),
+        "at fine before": FINE_BEFORE,
     }
     return {
         "folder /src/app": doc("folder sub", folder=f"/{m}/src/app"),
@@ -206,7 +225,30 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
             "at before-1µs",
             "at before",
             "at before+1µs",
+            *FINE,
             observed_after=AFTER,
+        ),
+        case(
+            "window [fine after, fine before)",
+            "at fine after",
+            "at fine before-1ns",
+            observed_after=FINE_AFTER,
+            observed_before=FINE_BEFORE,
+        ),
+        case(
+            "observed_after fine",
+            "at fine after",
+            "at fine before-1ns",
+            "at fine before",
+            observed_after=FINE_AFTER,
+        ),
+        case(
+            "observed_before fine",
+            *(label for label in probes if label.startswith("at ") and label not in FINE),
+            "at fine after-1ns",
+            "at fine after",
+            "at fine before-1ns",
+            observed_before=FINE_BEFORE,
         ),
         case(
             "observed_before",
@@ -242,13 +284,13 @@ def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
-    """Listing with each filter field selects exactly its probes among 46: folder and
+    """Listing with each filter field selects exactly its probes among 50: folder and
     file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
     `/a/bc`; a trailing `/` changes nothing), `_` and `%` in a folder matching only
     themselves, a quote in a value and a tag, a tag holding a comma (one tag, not two),
     exact fields not admitting a value they are a prefix of, several tags, kinds and
     sources, and the observation window inclusive at `observed_after`, exclusive at
-    `observed_before`, to the microsecond."""
+    `observed_before`, to the nanosecond (bounds between microseconds)."""
     stored, cases = _store_probes(engine, ctx)
     probes = MetaFilter(workspace=probe_workspace(ctx))
     require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)

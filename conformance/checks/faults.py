@@ -80,6 +80,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("FolderPlainStartswith", "folder and file path match without a `/` boundary"),
         Fault("WindowBoundsFlipped", "observed_after exclusive, observed_before inclusive"),
         Fault(
+            "WindowAtMicroseconds",
+            "compares the window at microseconds: 1 ns before a bound between them is let in",
+        ),
+        Fault(
             "PathPrefixAsLike", "matches a path prefix with an unescaped LIKE: `_` is any character"
         ),
         Fault("QuoteBreaksFilters", "splices filter values into SQL unescaped: a quote breaks it"),

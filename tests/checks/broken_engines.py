@@ -1039,6 +1039,26 @@ class _FlippedWindow(MetaFilter):
         )
 
 
+class _MicrosecondWindow(MetaFilter):
+    def _in_window(self, observed_at: Timestamp | None) -> bool:
+        if self.observed_after is None and self.observed_before is None:
+            return True
+        if observed_at is None:
+            return False
+        at = observed_at.nanos // 1_000
+        return (self.observed_after is None or self.observed_after.nanos // 1_000 <= at) and (
+            self.observed_before is None or at < self.observed_before.nanos // 1_000
+        )
+
+
+class WindowAtMicroseconds(_Refiltered):
+    """The window compared at microseconds, as a store indexing `observed_at` in a
+    `datetime` or a SQL timestamp column does (the items themselves read back exact): a
+    probe one nanosecond before a bound between microseconds is let in."""
+
+    matcher = _MicrosecondWindow
+
+
 class WindowBoundsFlipped(_Refiltered):
     """observed_after exclusive and observed_before inclusive (the contract: the other
     way round)."""
@@ -1279,6 +1299,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     FolderPlainStartswith: "engine.list_filters",
     ExactFieldsAsPrefixes: "engine.list_filters",
     WindowBoundsFlipped: "engine.list_filters",
+    WindowAtMicroseconds: "engine.list_filters",
     ReversedRanking: "engine.ranking",
     UnsortedFetch: "engine.ranking",
     NaiveTimestamps: "engine.timestamps",
