@@ -7,6 +7,7 @@ and in every declared fetch mode."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,7 +34,11 @@ from conformance.checks.engine_writes import (
     require_missed_held,
     store_each,
 )
+from conformance.checks.evidence import show
 from conformance.engine import (
+    MAX_BUCKETS,
+    ExploreRequest,
+    Facet,
     ItemKind,
     MetaFilter,
     SourceKind,
@@ -261,14 +266,14 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
     ]
 
 
-def _store_probes(engine: Any, ctx: CheckContext) -> tuple[dict[str, StoreItem], list[FilterCase]]:
+def store_probes(engine: Any, ctx: CheckContext) -> tuple[dict[str, StoreItem], list[FilterCase]]:
     """Store the probes; the items by id, and the filter cases over them."""
     cleanup(engine, ctx, probe_workspace(ctx))
     probes = probe_items(ctx)
     return store_each(engine, ctx, probes), filter_cases(ctx, probes)
 
 
-def _wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -> list[str]:
+def wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -> list[str]:
     return [item_id for item_id in stored if ctx.labels[item_id] in case.want]
 
 
@@ -291,12 +296,12 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
     exact fields not admitting a value they are a prefix of, several tags, kinds and
     sources, and the observation window inclusive at `observed_after`, exclusive at
     `observed_before`, to the nanosecond (bounds between microseconds)."""
-    stored, cases = _store_probes(engine, ctx)
+    stored, cases = store_probes(engine, ctx)
     probes = MetaFilter(workspace=probe_workspace(ctx))
     require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)
     for case in cases:
         got = ids(list_all(engine, ctx, case.filter))
-        want = _wanted(ctx, stored, case)
+        want = wanted(ctx, stored, case)
         ctx.require_ids(f"list({case.label} filter)", got, want, "exactly the probes it admits")
 
 
@@ -323,7 +328,7 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
     admit the three and exclude the 130, which an adapter is likelier to apply in its
     own code."""
     declared = require_a_mode(engine, ctx)
-    stored, cases = _store_probes(engine, ctx)
+    stored, cases = store_probes(engine, ctx)
     everything = MetaFilter(workspace=probe_workspace(ctx))
     for mode in declared:
         got = ids(fetch_all(engine, ctx, ctx.marker, mode, everything, FETCH_LIMIT))
@@ -340,7 +345,7 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
             ctx.require_ids(
                 f"fetch(marker, {mode.value}, {case.label} filter)",
                 got,
-                _wanted(ctx, stored, case),
+                wanted(ctx, stored, case),
                 "exactly the probes it admits (each holds the query), each once",
             )
     outranked = store_outranked(engine, ctx)
@@ -352,3 +357,37 @@ def assert_fetch_filters(engine: Any, ctx: CheckContext) -> None:
             got = ids(found)
             require_missed_held(engine, ctx, outranked.kept, got, writer=BATCH_OWNER)
             ctx.require_ids(call, got, list(outranked.kept), want)
+
+
+@check(
+    "engine.explore_filters",
+    title="Every filter field counts exactly its items in explore, and none of their decoys",
+    clause=(
+        "engine-operations.md#explore, filters-and-reach.md#meta-filter, "
+        "filters-and-reach.md#filter-exact-fields, "
+        "filters-and-reach.md#filter-path-prefix, "
+        "filters-and-reach.md#filter-lists, filters-and-reach.md#filter-window"
+    ),
+    storage=True,
+)
+def assert_explore_filters(engine: Any, ctx: CheckContext) -> None:
+    """Exploring the probes of `engine.list_filters` by kind, with the probe workspace
+    and then with each filter, counts exactly the probes that filter admits, kind by
+    kind: an aggregation whose own predicate admits a decoy (a prefix sibling, `_` in a
+    path, a time a nanosecond outside a bound) counts one too many, one that drops a
+    probe one too few."""
+    stored, cases = store_probes(engine, ctx)
+    everything = MetaFilter(workspace=probe_workspace(ctx))
+    require_listed(engine, ctx, everything, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    whole = FilterCase("probe workspace", everything, frozenset(ctx.labels[i] for i in stored))
+    for case in (whole, *cases):
+        want = Counter(stored[item_id].kind.value for item_id in wanted(ctx, stored, case))
+        req = ExploreRequest(facet=Facet.KIND, filter=case.filter, limit=MAX_BUCKETS)
+        page = engine.explore(req)
+        got = {bucket.value: bucket.count for bucket in page.buckets if bucket.count}
+        ctx.require(
+            got == dict(want),
+            f"explore(kind, {case.label} filter)",
+            f"the kinds of exactly the probes it admits, {show(dict(sorted(want.items())))}",
+            show(dict(sorted(got.items()))),
+        )

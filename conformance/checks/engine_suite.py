@@ -9,11 +9,16 @@ from conformance.checks.engine_core import (
 from conformance.checks.engine_cursors import assert_cursor_progress, assert_list_paging
 from conformance.checks.engine_explore import assert_explore
 from conformance.checks.engine_fetch import assert_ranking, assert_unsupported_modes
-from conformance.checks.engine_filters import assert_fetch_filters, assert_list_filters
+from conformance.checks.engine_filters import (
+    assert_explore_filters,
+    assert_fetch_filters,
+    assert_list_filters,
+)
 from conformance.checks.engine_forget import (
     assert_empty_forget,
     assert_forget_by_filter,
     assert_forget_by_id,
+    assert_forget_filters,
 )
 from conformance.checks.engine_identity import assert_fingerprint_replay, assert_store_many
 from conformance.checks.engine_namespaces import assert_namespaces
@@ -29,10 +34,12 @@ __all__ = [
     "assert_engine_accepts_valid_input",
     "assert_engine_retention_probe",
     "assert_explore",
+    "assert_explore_filters",
     "assert_fetch_filters",
     "assert_fingerprint_replay",
     "assert_forget_by_filter",
     "assert_forget_by_id",
+    "assert_forget_filters",
     "assert_get",
     "assert_health",
     "assert_list_filters",

@@ -130,6 +130,15 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "ForgetQuoteBreaks", "splices a forget's filter into SQL unescaped: a quote breaks it"
         ),
     ),
+    "engine.explore_filters": (
+        Fault("ExploreFolderPlainStartswith", "explore matches a folder without a `/` boundary"),
+        Fault("ExploreWindowAtMicroseconds", "explore compares the window at microseconds"),
+    ),
+    "engine.forget_filters": (
+        Fault("ForgetFolderPlainStartswith", "forget matches a folder without a `/` boundary"),
+        Fault("ForgetExactFieldsAsPrefixes", "forget matches exact fields as prefixes"),
+        Fault("ForgetWindowAtMicroseconds", "forget compares the window at microseconds"),
+    ),
     "engine.replay": (
         Fault("NeverReplay", "store always answers replayed=false"),
         Fault("ReplayNewId", "a replay says so, but answers an id of its own"),

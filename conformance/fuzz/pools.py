@@ -10,10 +10,10 @@ the contract allows; a driver's declared constraints narrow them (`narrowing`).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from conformance.engine import Namespace, Segment, SegmentKind, TurnRange
+from conformance.timestamps import Timestamp
 
 __all__ = [
     "BOUNDS",
@@ -97,23 +97,27 @@ TURNS: Final = (TurnRange(first=0, last=0), TurnRange(first=0, last=1), TurnRang
 """Turn ranges: overlapping, never equal."""
 
 BOUNDS: Final = (
-    datetime(2001, 1, 1, tzinfo=UTC),
-    datetime(2010, 6, 1, 12, tzinfo=UTC),
-    datetime(2020, 12, 31, 23, 59, 59, tzinfo=UTC),
+    Timestamp.parse("2001-01-01T00:00:00Z"),
+    Timestamp.parse("2010-06-01T12:00:00Z"),
+    Timestamp.parse("2020-12-31T23:59:59Z"),
+    Timestamp.parse("2024-02-29T12:00:00.000000500Z"),
 )
-"""Window bounds filters are drawn from."""
+"""Window bounds filters are drawn from. The last falls between microseconds: a store
+keeping times to the microsecond (a `datetime`, a SQL timestamp) cannot tell it from the
+instants a nanosecond either side."""
 
-_NUDGES: Final = (
-    timedelta(seconds=-1),
-    timedelta(milliseconds=-1),
-    timedelta(0),
-    timedelta(milliseconds=1),
-    timedelta(seconds=1),
+_SECOND: Final = 1_000_000_000
+_NUDGES: Final = (-_SECOND, -1_000_000, 0, 1_000_000, _SECOND)
+_FINE_NUDGES: Final = (-1, 0, 1)
+
+MOMENTS: Final = tuple(
+    Timestamp(bound.nanos + nudge)
+    for bound in BOUNDS
+    for nudge in (_FINE_NUDGES if bound.nanos % 1_000 else _NUDGES)
 )
-
-MOMENTS: Final = tuple(bound + nudge for bound in BOUNDS for nudge in _NUDGES)
-"""Observation times: on each bound, and a second and a millisecond either side of it
-(`observed_after` is inclusive, `observed_before` exclusive)."""
+"""Observation times: on each bound, and a second and a millisecond either side of it, or
+a nanosecond either side of the bound between microseconds (`observed_after` is
+inclusive, `observed_before` exclusive)."""
 
 PROVIDER_SCOPES: Final = (
     "a",

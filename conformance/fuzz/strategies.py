@@ -65,6 +65,7 @@ from conformance.provider import (
     MemoryTaint,
     OwnedRecallOpts,
 )
+from conformance.timestamps import TimestampLike
 
 __all__ = [
     "BAD_CURSOR",
@@ -227,7 +228,7 @@ def metas(
     max_tags: int = 3,
     max_fields: int = 4,
     sources: Sequence[SourceKind] = tuple(SourceKind),
-    moments: st.SearchStrategy[datetime] | None = None,
+    moments: st.SearchStrategy[TimestampLike] | None = None,
     folders: st.SearchStrategy[str] | None = None,
     file_paths: st.SearchStrategy[str] | None = None,
     source_ids: st.SearchStrategy[str] | None = None,
@@ -408,7 +409,7 @@ def meta_filters(
     reaches: st.SearchStrategy[Reach | None] | None = None,
     values: st.SearchStrategy[str] | None = None,
     tags: st.SearchStrategy[str] | None = None,
-    moments: st.SearchStrategy[datetime] | None = None,
+    moments: st.SearchStrategy[TimestampLike] | None = None,
     folders: st.SearchStrategy[str] | None = None,
     file_paths: st.SearchStrategy[str] | None = None,
     source_ids: st.SearchStrategy[str] | None = None,

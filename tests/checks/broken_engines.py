@@ -1079,6 +1079,48 @@ class _ForgetRefiltered(ReferenceEngine):
         return super().forget(target)
 
 
+class _ExploreRefiltered(ReferenceEngine):
+    """Only explore matches with `matcher` (an aggregation with its own predicate)."""
+
+    matcher: type[MetaFilter] = MetaFilter
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        filter = _matching_with(self.matcher, req.filter)
+        return super().explore(req.model_copy(update={"filter": filter}))
+
+
+class ExploreFolderPlainStartswith(_ExploreRefiltered):
+    """Only explore matches folder and file path without a `/` boundary."""
+
+    matcher = _PlainPathPrefix
+
+
+class ExploreWindowAtMicroseconds(_ExploreRefiltered):
+    """Only explore compares the window at microseconds."""
+
+    matcher = _MicrosecondWindow
+
+
+class ForgetFolderPlainStartswith(_ForgetRefiltered):
+    """Only forget matches folder and file path without a `/` boundary (its own delete
+    predicate): forgetting `/a/b` removes `/a/bc` too."""
+
+    matcher = _PlainPathPrefix
+
+
+class ForgetExactFieldsAsPrefixes(_ForgetRefiltered):
+    """Only forget matches exact fields as `LIKE 'value%'` (language `x` removes `x-y`)."""
+
+    matcher = _LikePrefix
+
+
+class ForgetWindowAtMicroseconds(_ForgetRefiltered):
+    """Only forget compares the window at microseconds: an item a nanosecond outside a
+    bound that falls between microseconds is removed, or kept."""
+
+    matcher = _MicrosecondWindow
+
+
 class _TagPrefix(MetaFilter):
     def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
         rest = MetaFilter.matches(self.model_copy(update={"tags_any": []}), kind, meta)
@@ -1300,6 +1342,11 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ExactFieldsAsPrefixes: "engine.list_filters",
     WindowBoundsFlipped: "engine.list_filters",
     WindowAtMicroseconds: "engine.list_filters",
+    ExploreFolderPlainStartswith: "engine.explore_filters",
+    ExploreWindowAtMicroseconds: "engine.explore_filters",
+    ForgetFolderPlainStartswith: "engine.forget_filters",
+    ForgetExactFieldsAsPrefixes: "engine.forget_filters",
+    ForgetWindowAtMicroseconds: "engine.forget_filters",
     ReversedRanking: "engine.ranking",
     UnsortedFetch: "engine.ranking",
     NaiveTimestamps: "engine.timestamps",

@@ -57,10 +57,12 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.empty_forget": LISTING,
     "engine.forget_by_id": LISTING,
     "engine.forget_by_filter": LISTING,
+    "engine.forget_filters": (*LISTING, "offset-timestamps"),
     "engine.replay": (*LISTING, "offset-timestamps"),
     "engine.store_many": LISTING,
     "engine.namespaces": (*LISTING, "score-scale", "fetch-modes", "server-explore"),
     "engine.explore": (*LISTING, "server-explore"),
+    "engine.explore_filters": (*LISTING, "server-explore", "offset-timestamps"),
     "engine.get": (*LISTING, "offset-timestamps"),
     "engine.recall": (*LISTING, "recall-shape", "offset-timestamps"),
     "engine.timestamps": (

@@ -20,6 +20,7 @@ FAULTS: dict[str, list[type]] = {
         *deep_faults.ENGINE_FAULTS,
         deep_faults.AcceptsMalformedItems,
         *engine_faults.ISSUE_13_ENGINE_FAULTS,
+        engine_faults.WindowAtMicroseconds,
     ],
     PROVIDER_TARGET: [
         *deep_faults.PROVIDER_FAULTS,

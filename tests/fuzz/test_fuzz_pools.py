@@ -48,8 +48,16 @@ def _meta(folder: str) -> object:
 def test_moments_sit_on_and_beside_every_bound() -> None:
     for bound in pools.BOUNDS:
         assert bound in pools.MOMENTS
-        assert any(0 < (m - bound).total_seconds() < 0.01 for m in pools.MOMENTS)
-        assert any(0 < (bound - m).total_seconds() < 0.01 for m in pools.MOMENTS)
+        assert any(0 < m.nanos - bound.nanos <= 1_000_000 for m in pools.MOMENTS)
+        assert any(0 < bound.nanos - m.nanos <= 1_000_000 for m in pools.MOMENTS)
+
+
+def test_a_bound_between_microseconds_has_neighbours_a_nanosecond_away() -> None:
+    [fine] = [bound for bound in pools.BOUNDS if bound.nanos % 1_000]
+    nanos = {m.nanos for m in pools.MOMENTS}
+    assert {fine.nanos - 1, fine.nanos, fine.nanos + 1} <= nanos
+    # A store keeping microseconds sees the three as one instant.
+    assert len({n // 1_000 for n in (fine.nanos - 1, fine.nanos, fine.nanos + 1)}) == 1
 
 
 def test_provider_specs_are_valid_and_cover_every_character_class() -> None:

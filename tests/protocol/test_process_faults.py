@@ -33,7 +33,9 @@ def run_engine(pytester: pytest.Pytester, spec: str, *extra: str) -> tuple[Any, 
         "--conformance-report=r.json",
         "-q",
         "-k",
-        " or ".join(check_id.partition(".")[2] for check_id in SELECTED),
+        # `explore` alone would select `explore_filters` too.
+        f"({' or '.join(check_id.partition('.')[2] for check_id in SELECTED)}) "
+        "and not explore_filters",
         *extra,
     )
     return result, json.loads((pytester.path / "r.json").read_text())
