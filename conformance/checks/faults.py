@@ -227,6 +227,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.list_filters_narrow": (
         Fault("IgnoresCategoryFilter", "list ignores the category filter"),
         Fault("CategoryFilterIgnoresCase", "compares categories without case"),
+        Fault("CategoryFilterByName", "compares categories by name: `custom:core` is `core`"),
         Fault("SessionFilterMatchesPrefix", "matches the session filter as a prefix"),
     ),
     "provider.taint_is_preserved": (
@@ -246,6 +247,15 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "DocumentsLoseTaint", "a document reads back internal, whatever taint it was put with"
         ),
         Fault("ClearKeepsDocuments", "clear_namespace removes nothing"),
+    ),
+    "provider.documents_at_volume": (
+        Fault("DocumentListCappedAt10", "list_documents answers at most 10 rows"),
+        Fault("DocumentDeleteMatchesIdPrefix", "deleting `d1` takes `d10` with it"),
+        Fault(
+            "DocumentQueryReachesNamespacePrefix",
+            "query_documents(ns) searches every namespace ns is a string prefix of",
+        ),
+        Fault("DocumentClearReachesPrefix", "clear_namespace(ns) clears `nsx` and `ns/child`"),
     ),
     "provider.export_cursor_terminates": (
         Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
+from conformance.checks.evidence import show
 from conformance.checks.outcome import CheckSkipped, DriverRaised
 from conformance.checks.provider_support import ns
 from conformance.provider import (
@@ -14,14 +16,19 @@ from conformance.provider import (
     DocumentListing,
     MemoryTaint,
     NamespaceDocumentInput,
+    NamespaceRetrievalContext,
     Unsupported,
 )
 
+DOCUMENT_VOLUME = 130
+"""Documents in one namespace: past the 10, 20, 50 and 100 rows a backend query commonly
+answers by default."""
 
-def _document(namespace: str, body: str) -> NamespaceDocumentInput:
+
+def _document(namespace: str, body: str, key: str = "doc") -> NamespaceDocumentInput:
     return NamespaceDocumentInput(
         namespace=namespace,
-        key="doc",
+        key=key,
         title="first",
         content=body,
         source_type="conformance",
@@ -33,6 +40,27 @@ def _document(namespace: str, body: str) -> NamespaceDocumentInput:
     )
 
 
+def _family(provider: Any, ctx: CheckContext) -> Any:
+    """The documents family, which the driver advertises; skipped when it does not."""
+    if not provider.provides(Capability.DOCUMENTS):
+        raise CheckSkipped("capability `documents` not offered")
+    docs = provider.as_documents()
+    ctx.require(docs is not None, "as_documents()", "the documents family (advertised)", "None")
+    return docs
+
+
+def _listed(docs: Any, ctx: CheckContext, namespace: str) -> DocumentListing:
+    """`list_documents(namespace)`, whose `count` must be its number of rows."""
+    listing = DocumentListing.model_validate(docs.list_documents(namespace))
+    ctx.require(
+        listing.count == len(listing.documents),
+        f"list_documents({namespace!r})",
+        "a count equal to the number of rows",
+        f"count {listing.count} over {len(listing.documents)} rows",
+    )
+    return listing
+
+
 @check(
     "provider.documents_round_trip",
     title="The documents family stores, lists, recalls, deletes and clears",
@@ -42,10 +70,7 @@ def _document(namespace: str, body: str) -> NamespaceDocumentInput:
 )
 def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
     """put/get/replace, the list envelope, recall, delete twice and clear, with taint kept."""
-    if not provider.provides(Capability.DOCUMENTS):
-        raise CheckSkipped("capability `documents` not offered")
-    docs = provider.as_documents()
-    ctx.require(docs is not None, "as_documents()", "the documents family (advertised)", "None")
+    docs = _family(provider, ctx)
     namespace = ns(ctx, "documents")
     ctx.defer(f"clear_namespace({namespace!r})", lambda: docs.clear_namespace(namespace))
 
@@ -115,3 +140,76 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
     ctx.require(
         left is None, f"get_document({namespace!r}, 'doc')", "None after clear_namespace", left
     )
+
+
+@check(
+    "provider.documents_at_volume",
+    title="The documents family lists, deletes, clears and queries one namespace whole, "
+    "and none of its near-miss siblings",
+    clause="provider-families.md#documents-family, provider-families.md#namespace-isolation",
+    storage=True,
+    needs="documents",
+)
+def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
+    """130 documents in one namespace (keys `d0`..`d129`, so `d1` is a prefix of `d10`)
+    beside one each in a prefix sibling, a child and a namespace differing only in case:
+    `list_documents` answers exactly the 130, `list_namespaces` all four, deleting `d1`
+    takes it alone, `query_documents` of the home namespace answers nothing from the
+    siblings, and `clear_namespace` empties the home namespace and leaves the siblings."""
+    docs = _family(provider, ctx)
+    home = ns(ctx, "docs-home")
+    siblings = (f"{home}x", f"{home}/child", ns(ctx, "docs-Home"))
+    for namespace in (home, *siblings):
+        ctx.defer(f"clear_namespace({namespace!r})", partial(docs.clear_namespace, namespace))
+    keys = [f"d{i}" for i in range(DOCUMENT_VOLUME)]
+    ids = {key: docs.put_document(_document(home, f"needle body {key}", key)) for key in keys}
+    for namespace in siblings:
+        docs.put_document(_document(namespace, "needle decoy body", "d1"))
+
+    listing = _listed(docs, ctx, home)
+    ctx.require_ids(
+        f"list_documents({home!r})",
+        [row.key for row in listing.documents],
+        keys,
+        f"exactly the {DOCUMENT_VOLUME} documents put there",
+    )
+    names = docs.list_namespaces()
+    mine = [name for name in names if name in (home, *siblings)]
+    ctx.require(
+        sorted(mine) == sorted((home, *siblings)),
+        "list_namespaces()",
+        f"each of {show([home, *siblings])} once",
+        show(mine),
+    )
+
+    gone = DocumentDeletion.model_validate(docs.delete_document(home, ids["d1"]))
+    call = f"delete_document({home!r}, <id of d1>)"
+    ctx.require(gone.deleted, call, "deleted true", gone)
+    left = [row.key for row in _listed(docs, ctx, home).documents]
+    kept = [key for key in keys if key != "d1"]
+    ctx.require_ids(f"list_documents({home!r}) after {call}", left, kept, "all but d1")
+    for namespace in siblings:
+        held = docs.get_document(namespace, "d1")
+        ctx.require(held is not None, f"get_document({namespace!r}, 'd1') after {call}", "d1", held)
+
+    found = NamespaceRetrievalContext.model_validate(docs.query_documents(home, "decoy", 10))
+    call = f"query_documents({home!r}, 'decoy', 10)"
+    strays = [(hit.namespace, hit.key) for hit in found.hits if hit.namespace != home]
+    ctx.require(not strays, call, f"no hit from outside {home!r}", show(strays))
+    found = NamespaceRetrievalContext.model_validate(docs.query_documents(home, "needle", 10))
+    call = f"query_documents({home!r}, 'needle', 10)"
+    ctx.require(len(found.hits) <= 10, call, "at most 10 hits", len(found.hits))
+    strays = [(hit.namespace, hit.key) for hit in found.hits if hit.namespace != home]
+    ctx.require(not strays, call, f"no hit from outside {home!r}", show(strays))
+
+    docs.clear_namespace(home)
+    call = f"clear_namespace({home!r})"
+    ctx.require_ids(
+        f"list_documents({home!r}) after {call}",
+        [row.key for row in _listed(docs, ctx, home).documents],
+        [],
+        "nothing",
+    )
+    for namespace in siblings:
+        held = docs.get_document(namespace, "d1")
+        ctx.require(held is not None, f"get_document({namespace!r}, 'd1') after {call}", "d1", held)

@@ -10,7 +10,10 @@ from conformance.checks.provider_core import (
     assert_taint_is_preserved,
     assert_upsert_replaces_rather_than_duplicates,
 )
-from conformance.checks.provider_documents import assert_documents_round_trip
+from conformance.checks.provider_documents import (
+    assert_documents_at_volume,
+    assert_documents_round_trip,
+)
 from conformance.checks.provider_isolation import assert_namespaces_are_isolated
 from conformance.checks.provider_portability import (
     assert_export_covers_every_record,
@@ -40,6 +43,7 @@ __all__ = [
     "assert_accepts_valid_input",
     "assert_awkward_content_round_trips",
     "assert_capability_audit",
+    "assert_documents_at_volume",
     "assert_documents_round_trip",
     "assert_export_covers_every_record",
     "assert_export_cursor_terminates",

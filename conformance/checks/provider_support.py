@@ -32,6 +32,8 @@ FILTERED_ROWS: tuple[tuple[str, MemoryCategory, str | None], ...] = (
     ("cat-Alpha", MemoryCategory.custom("Alpha"), None),
     ("cat-alphabet", MemoryCategory.custom("alphabet"), None),
     ("cat-alph", MemoryCategory.custom("alph"), None),
+    # `custom:core` is not `core`: a store keeping a category by its name conflates them.
+    ("cat-custom-core", MemoryCategory.custom("core"), None),
     ("ses-1", MemoryCategory.DAILY, "sess-1"),
     ("ses-1-upper", MemoryCategory.DAILY, "SESS-1"),
     ("ses-10", MemoryCategory.DAILY, "sess-10"),

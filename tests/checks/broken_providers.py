@@ -28,6 +28,11 @@ from conformance.provider import (
 )
 from reference_driver.documents import ReferenceDocuments
 from reference_driver.provider import ReferenceProvider
+from tests.fuzz.document_faults import (
+    DocumentDeleteMatchesIdPrefix,
+    DocumentListCappedAt10,
+    DocumentQueryReachesNamespacePrefix,
+)
 
 
 class Written(NamedTuple):
@@ -663,6 +668,19 @@ class CategoryFilterIgnoresCase(ReferenceProvider):
         return [r for r in rows if str(r.category).lower() == str(category).lower()]
 
 
+class CategoryFilterByName(ReferenceProvider):
+    """Compares categories by name alone, so `custom:core` passes for `core` (a column
+    holding `category.name`)."""
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        rows = super().list(namespace, None, session_id)
+        if category is None:
+            return rows
+        return [r for r in rows if r.category.name == category.name]
+
+
 class SessionFilterMatchesPrefix(ReferenceProvider):
     """Matches the session filter as a prefix (`LIKE 's%'`)."""
 
@@ -960,7 +978,27 @@ class ImportDropsSession(ReferenceProvider):
 
 
 # Each broken provider and the check that exists to catch it.
+class _ClearsPrefix(ReferenceDocuments):
+    def clear_namespace(self, namespace: str) -> None:
+        # `DELETE ... WHERE namespace LIKE ns || '%'`.
+        for other in sorted({d.namespace for d in self._sorted()}):
+            if other.startswith(namespace):
+                super().clear_namespace(other)
+
+
+class DocumentClearReachesPrefix(ReferenceProvider):
+    """`clear_namespace(ns)` also clears every namespace `ns` is a string prefix of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._documents = _ClearsPrefix()
+
+
 BROKEN_PROVIDERS: dict[type[Any], str] = {
+    DocumentClearReachesPrefix: "provider.documents_at_volume",
+    DocumentListCappedAt10: "provider.documents_at_volume",
+    DocumentDeleteMatchesIdPrefix: "provider.documents_at_volume",
+    DocumentQueryReachesNamespacePrefix: "provider.documents_at_volume",
     AdvertisesDocuments: "provider.capability_audit",
     ForgetAlwaysTrue: "provider.forget_is_idempotent",
     GetRaises: "provider.retention_probe",
@@ -1010,6 +1048,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RecallMatchesPrefix: "provider.namespaces_are_isolated",
     ForgetsKeyUnderTheParent: "provider.namespaces_are_isolated",
     CategoryFilterIgnoresCase: "provider.list_filters_narrow",
+    CategoryFilterByName: "provider.list_filters_narrow",
     SessionFilterMatchesPrefix: "provider.list_filters_narrow",
     UpsertKeepsOldLabels: "provider.upsert_replaces_rather_than_duplicates",
     UpsertMergesSession: "provider.upsert_replaces_rather_than_duplicates",

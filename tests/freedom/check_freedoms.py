@@ -90,6 +90,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.taint_is_preserved": ENTRIES,
     "provider.awkward_content_round_trips": ENTRIES,
     "provider.documents_round_trip": (),
+    "provider.documents_at_volume": (),
     "provider.export_cursor_terminates": EXPORT,
     "provider.export_covers_every_record": (*EXPORT, "entry-ids"),
     "provider.export_import_round_trip": (*EXPORT, *ENTRIES),
@@ -118,6 +119,8 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
 
 NOT_IN_THE_MATRIX: Final = {
     "provider.documents_round_trip": "no configuration offers the optional `documents` "
+    "family; the `sqlite` driver's tests run it",
+    "provider.documents_at_volume": "no configuration offers the optional `documents` "
     "family; the `sqlite` driver's tests run it",
 }
 """Checks the matrix skips on every configuration, and why."""
