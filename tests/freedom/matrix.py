@@ -106,7 +106,10 @@ class Configuration:
             # A per-mode check covers every declared fetch mode: with none it has nothing to do.
             allowed.update({c.id: NO_FETCH_MODE for c in checks_for("engine") if c.per_mode})
         if self.profile == "provider":
-            allowed["provider.documents_round_trip"] = NO_DOCUMENTS
+            # No configuration offers the optional family.
+            allowed.update(
+                {c.id: NO_DOCUMENTS for c in checks_for("provider") if c.needs == "documents"}
+            )
         return allowed
 
 

@@ -86,6 +86,7 @@ def test_provider_options_named_keyspace_author_sort_key_private_mode_are_plain(
     assert reasons == {
         "provider.no_credential_in_errors": ("skipped", NO_CREDENTIAL),
         "provider.documents_round_trip": ("skipped", NO_DOCUMENTS),
+        "provider.documents_at_volume": ("skipped", NO_DOCUMENTS),
     }
     assert report.driver.options["author"] == "me"
 
