@@ -41,6 +41,7 @@ from conformance.engine import (
     Facet,
     ItemKind,
     MetaFilter,
+    RecallRequest,
     SourceKind,
     SourceRef,
     StoreItem,
@@ -390,4 +391,37 @@ def assert_explore_filters(engine: Any, ctx: CheckContext) -> None:
             f"explore(kind, {case.label} filter)",
             f"the kinds of exactly the probes it admits, {show(dict(sorted(want.items())))}",
             show(dict(sorted(got.items()))),
+        )
+
+
+@check(
+    "engine.recall_filters",
+    title="Every filter field's recall cites its items, and none of their decoys",
+    clause=(
+        "engine-operations.md#recall, filters-and-reach.md#meta-filter, "
+        "filters-and-reach.md#filter-exact-fields, "
+        "filters-and-reach.md#filter-path-prefix, "
+        "filters-and-reach.md#filter-lists, filters-and-reach.md#filter-window"
+    ),
+    storage=True,
+)
+def assert_recall_filters(engine: Any, ctx: CheckContext) -> None:
+    """Recall of the marker (held by every probe of `engine.list_filters`) with each
+    filter cites at least one probe when the filter admits any, and only probes it
+    admits: a recall whose own query gets a field wrong cites a decoy, or nothing. How
+    many of the admitted probes it cites is the engine's business."""
+    stored, cases = store_probes(engine, ctx)
+    everything = MetaFilter(workspace=probe_workspace(ctx))
+    require_listed(engine, ctx, everything, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    for case in cases:
+        admitted = set(wanted(ctx, stored, case))
+        req = RecallRequest(question=ctx.marker, filter=case.filter, limit=FETCH_LIMIT)
+        cited = [citation.id for citation in engine.recall(req).citations]
+        strays = [item_id for item_id in cited if item_id not in admitted]
+        least = "at least one citation, " if admitted else ""
+        ctx.require(
+            not strays and (bool(cited) or not admitted),
+            f"recall(marker, limit {FETCH_LIMIT}, {case.label} filter)",
+            f"{least}only probes it admits ({ctx.named(sorted(admitted)) or 'none'})",
+            f"citations {ctx.named(cited)}" if cited else "no citations",
         )

@@ -13,6 +13,7 @@ from conformance.checks.engine_filters import (
     assert_explore_filters,
     assert_fetch_filters,
     assert_list_filters,
+    assert_recall_filters,
 )
 from conformance.checks.engine_forget import (
     assert_empty_forget,
@@ -47,6 +48,7 @@ __all__ = [
     "assert_namespaces",
     "assert_ranking",
     "assert_recall",
+    "assert_recall_filters",
     "assert_round_trip",
     "assert_store_many",
     "assert_timestamps",

@@ -134,6 +134,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExploreFolderPlainStartswith", "explore matches a folder without a `/` boundary"),
         Fault("ExploreWindowAtMicroseconds", "explore compares the window at microseconds"),
     ),
+    "engine.recall_filters": (
+        Fault("RecallFolderPlainStartswith", "recall matches a folder without a `/` boundary"),
+        Fault("RecallWindowAtMicroseconds", "recall compares the window at microseconds"),
+    ),
     "engine.forget_filters": (
         Fault("ForgetFolderPlainStartswith", "forget matches a folder without a `/` boundary"),
         Fault("ForgetExactFieldsAsPrefixes", "forget matches exact fields as prefixes"),

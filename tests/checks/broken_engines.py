@@ -1101,6 +1101,28 @@ class ExploreWindowAtMicroseconds(_ExploreRefiltered):
     matcher = _MicrosecondWindow
 
 
+class _RecallRefiltered(ReferenceEngine):
+    """Only recall matches with `matcher` (a recall path with its own query)."""
+
+    matcher: type[MetaFilter] = MetaFilter
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        filter = _matching_with(self.matcher, req.filter)
+        return super().recall(req.model_copy(update={"filter": filter}))
+
+
+class RecallFolderPlainStartswith(_RecallRefiltered):
+    """Only recall matches folder and file path without a `/` boundary."""
+
+    matcher = _PlainPathPrefix
+
+
+class RecallWindowAtMicroseconds(_RecallRefiltered):
+    """Only recall compares the window at microseconds."""
+
+    matcher = _MicrosecondWindow
+
+
 class ForgetFolderPlainStartswith(_ForgetRefiltered):
     """Only forget matches folder and file path without a `/` boundary (its own delete
     predicate): forgetting `/a/b` removes `/a/bc` too."""
@@ -1343,6 +1365,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     WindowBoundsFlipped: "engine.list_filters",
     WindowAtMicroseconds: "engine.list_filters",
     ExploreFolderPlainStartswith: "engine.explore_filters",
+    RecallFolderPlainStartswith: "engine.recall_filters",
+    RecallWindowAtMicroseconds: "engine.recall_filters",
     ExploreWindowAtMicroseconds: "engine.explore_filters",
     ForgetFolderPlainStartswith: "engine.forget_filters",
     ForgetExactFieldsAsPrefixes: "engine.forget_filters",

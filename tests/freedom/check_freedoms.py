@@ -65,6 +65,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.explore_filters": (*LISTING, "server-explore", "offset-timestamps"),
     "engine.get": (*LISTING, "offset-timestamps"),
     "engine.recall": (*LISTING, "recall-shape", "offset-timestamps"),
+    "engine.recall_filters": (*LISTING, "recall-shape", "offset-timestamps"),
     "engine.timestamps": (
         *LISTING,
         "offset-timestamps",
