@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,11 @@ def test_the_handshake_carries_constraints_and_secret_option_names() -> None:
         # The secret is known from the handshake on: the process's stderr is redacted.
         provider: Any = driver.make_provider()
         assert provider.get("global", "k") is None
-        tail = provider._connection._current().process.stderr_tail()
+        process = provider._connection._current().process
+        # The line is read by the kit's drain thread, which may not have reached it yet.
+        deadline = time.monotonic() + 10
+        while "connecting" not in (tail := process.stderr_tail()) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert "connecting to [REDACTED]" in tail, tail
         assert SECRET not in tail
     finally:
