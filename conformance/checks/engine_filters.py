@@ -77,8 +77,6 @@ a probe one nanosecond either side of them."""
 FINE_BEFORE = Timestamp(FINE_AFTER.nanos + 3_600_000_000_200)
 """Its exclusive upper bound, an hour and 200 ns later."""
 
-NANO = 1
-
 FINE = ("at fine after-1ns", "at fine after", "at fine before-1ns", "at fine before")
 """The probes about the fine window, by label."""
 
@@ -110,9 +108,9 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "at before-1µs": BEFORE - TICK,
         "at before": BEFORE,
         "at before+1µs": BEFORE + TICK,
-        "at fine after-1ns": Timestamp(FINE_AFTER.nanos - NANO),
+        "at fine after-1ns": Timestamp(FINE_AFTER.nanos - 1),
         "at fine after": FINE_AFTER,
-        "at fine before-1ns": Timestamp(FINE_BEFORE.nanos - NANO),
+        "at fine before-1ns": Timestamp(FINE_BEFORE.nanos - 1),
         "at fine before": FINE_BEFORE,
     }
     return {
@@ -274,6 +272,17 @@ def store_probes(engine: Any, ctx: CheckContext) -> tuple[dict[str, StoreItem], 
     return store_each(engine, ctx, probes), filter_cases(ctx, probes)
 
 
+def listed_probes(
+    engine: Any, ctx: CheckContext, page: int = PROBE_PAGE
+) -> tuple[dict[str, StoreItem], list[FilterCase], MetaFilter]:
+    """Store the probes and list them all, `page` at a time (a precondition); the items
+    by id, the filter cases over them, and the filter of the whole probe workspace."""
+    stored, cases = store_probes(engine, ctx)
+    everything = MetaFilter(workspace=probe_workspace(ctx))
+    require_listed(engine, ctx, everything, stored, f"the {len(stored)} probes", page)
+    return stored, cases, everything
+
+
 def wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) -> list[str]:
     return [item_id for item_id in stored if ctx.labels[item_id] in case.want]
 
@@ -297,9 +306,7 @@ def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
     exact fields not admitting a value they are a prefix of, several tags, kinds and
     sources, and the observation window inclusive at `observed_after`, exclusive at
     `observed_before`, to the nanosecond (bounds between microseconds)."""
-    stored, cases = store_probes(engine, ctx)
-    probes = MetaFilter(workspace=probe_workspace(ctx))
-    require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    stored, cases, _ = listed_probes(engine, ctx)
     for case in cases:
         got = ids(list_all(engine, ctx, case.filter))
         want = wanted(ctx, stored, case)
@@ -377,9 +384,7 @@ def assert_explore_filters(engine: Any, ctx: CheckContext) -> None:
     kind: an aggregation whose own predicate admits a decoy (a prefix sibling, `_` in a
     path, a time a nanosecond outside a bound) counts one too many, one that drops a
     probe one too few."""
-    stored, cases = store_probes(engine, ctx)
-    everything = MetaFilter(workspace=probe_workspace(ctx))
-    require_listed(engine, ctx, everything, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    stored, cases, everything = listed_probes(engine, ctx)
     whole = FilterCase("probe workspace", everything, frozenset(ctx.labels[i] for i in stored))
     for case in (whole, *cases):
         want = Counter(stored[item_id].kind.value for item_id in wanted(ctx, stored, case))
@@ -410,9 +415,7 @@ def assert_recall_filters(engine: Any, ctx: CheckContext) -> None:
     filter cites at least one probe when the filter admits any, and only probes it
     admits: a recall whose own query gets a field wrong cites a decoy, or nothing. How
     many of the admitted probes it cites is the engine's business."""
-    stored, cases = store_probes(engine, ctx)
-    everything = MetaFilter(workspace=probe_workspace(ctx))
-    require_listed(engine, ctx, everything, stored, f"the {len(stored)} probes", PROBE_PAGE)
+    stored, cases, _ = listed_probes(engine, ctx)
     for case in cases:
         admitted = set(wanted(ctx, stored, case))
         req = RecallRequest(question=ctx.marker, filter=case.filter, limit=FETCH_LIMIT)

@@ -9,13 +9,12 @@ from typing import Any
 
 from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
-from conformance.checks.engine_filters import store_probes, wanted
+from conformance.checks.engine_filters import listed_probes, wanted
 from conformance.checks.engine_support import (
     cleanup,
     ids,
     list_all,
     note,
-    probe_workspace,
     run_filter,
 )
 from conformance.checks.engine_writes import (
@@ -196,9 +195,7 @@ def assert_forget_filters(engine: Any, ctx: CheckContext) -> None:
     while its reads get it right (chromadb's `delete(where=...)`, lancedb's
     `delete(predicate)` beside their queries).
     """
-    stored, cases = store_probes(engine, ctx)
-    probes = MetaFilter(workspace=probe_workspace(ctx))
-    require_listed(engine, ctx, probes, stored, f"the {len(stored)} probes", LISTING_PAGE)
+    stored, cases, probes = listed_probes(engine, ctx, LISTING_PAGE)
     for case in cases:
         gone = wanted(ctx, stored, case)
         call = f"forget({case.label} filter)"
