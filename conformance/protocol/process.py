@@ -6,7 +6,6 @@ import collections
 import contextlib
 import logging
 import os
-import select
 import shlex
 import signal
 import subprocess
@@ -16,13 +15,11 @@ from collections.abc import Sequence
 from typing import IO, Final
 
 from conformance.protocol.errors import ProtocolError
+from conformance.protocol.lines import LineReader
 from conformance.report import redact_text as _redact
 
 READ_SLICE: Final = 0.05
 """Seconds one wait for the driver's answer lasts before the kit may be interrupted."""
-
-READ_SIZE: Final = 1 << 16
-"""Bytes read from the driver's stdout at once."""
 
 STDERR_LINES: Final = 20
 """Lines of the driver's stderr kept to show when it fails."""
@@ -68,10 +65,7 @@ class DriverProcess:
             ) from None
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin: IO[bytes] = self._proc.stdin
-        # Read with os.read into a buffer of the kit's own: select on the descriptor then
-        # tells the truth about what is waiting.
-        self._stdout_fd = self._proc.stdout.fileno()
-        self._pending = bytearray()
+        self._stdout = LineReader(self._proc.stdout.fileno())
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._drained = threading.Event()
         threading.Thread(
@@ -142,45 +136,33 @@ class DriverProcess:
         handshake). EOF is a `ProtocolError` naming what was `awaited`.
 
         Off the main thread the wait is made in short slices, so the kit's time limit can
-        interrupt it there too (a blocking read cannot be interrupted but by a signal,
+        interrupt it there too (a blocking wait cannot be interrupted but by a signal,
         and signals reach the main thread only).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        on_main = threading.current_thread() is threading.main_thread()
         while True:
-            end = self._pending.find(b"\n")
-            if end >= 0:
-                line = bytes(self._pending[: end + 1])
-                del self._pending[: end + 1]
+            line = self._stdout.take_line()
+            if line is not None:
                 return line
-            wait = READ_SLICE
-            if deadline is not None and not self._pending:
+            wait: float | None = None if on_main else READ_SLICE
+            if deadline is not None and not self._stdout.has_partial:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise ProtocolError(
                         f"the driver process {self.command} said nothing within "
                         f"{timeout:g} s of being started; {self.stderr_tail()}"
                     )
-                wait = min(wait, left)
+                wait = left if wait is None else min(wait, left)
             try:
-                if deadline is None and threading.current_thread() is threading.main_thread():
-                    # On the main thread SIGALRM interrupts a blocking read: one system
-                    # call instead of a select and a read per answer.
-                    chunk: bytes | None = os.read(self._stdout_fd, READ_SIZE)
-                else:
-                    ready, _, _ = select.select([self._stdout_fd], [], [], wait)
-                    chunk = os.read(self._stdout_fd, READ_SIZE) if ready else None
+                read = self._stdout.fill(wait)
             except (OSError, ValueError):
-                chunk = b""
-            if chunk is None:
-                continue
-            if not chunk:
-                if self._pending:
+                read = False
+            if read is False:
+                if self._stdout.has_partial:
                     # A last line without its newline: the decoder says what is wrong.
-                    line = bytes(self._pending)
-                    self._pending.clear()
-                    return line
+                    return self._stdout.take_rest()
                 raise self.gone(f"before answering {awaited}" if awaited else "before answering")
-            self._pending += chunk
 
     def exit_status(self, wait: float = 2.0) -> int | None:
         """The exit status, waiting up to `wait` seconds for it; `None` if still running."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from pydantic import ValidationError
 
@@ -18,6 +18,7 @@ from conformance.driver import Driver, DriverError
 from conformance.engine import InvalidRequest
 from conformance.protocol.codec import decode, encode
 from conformance.protocol.errors import error_to_wire
+from conformance.protocol.lines import LineReader
 from conformance.protocol.messages import PROTOCOL_VERSION, Handshake, Hello, Version
 from conformance.protocol.operations import BY_NAME, Operation
 from conformance.provider import Capability, Invalid, Unsupported
@@ -93,10 +94,18 @@ class Server:
             return _error(message_id, error_name, text)
 
 
+class Lines(Protocol):
+    """Where the kit's messages are read from: a binary stream, or a `LineReader`."""
+
+    def readline(self) -> bytes:
+        """The next line, newline included; `b""` at end of input."""
+        ...
+
+
 def serve(
     spec: str,
     options: Mapping[str, str],
-    reader: IO[bytes],
+    reader: Lines,
     writer: IO[bytes],
     resolve: Resolver,
 ) -> int:
@@ -157,4 +166,4 @@ def serve_stdio(spec: str, options: Mapping[str, str], resolve: Resolver) -> int
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     with writer:
-        return serve(spec, options, sys.stdin.buffer, writer, resolve)
+        return serve(spec, options, LineReader(sys.stdin.fileno()), writer, resolve)
