@@ -656,8 +656,12 @@ class ForgetsKeyUnderTheParent(ReferenceProvider):
         return found
 
 
-class CategoryFilterIgnoresCase(ReferenceProvider):
-    """Compares categories without case (`COLLATE NOCASE`)."""
+class _CategoryCompared(ReferenceProvider):
+    """Lists filtered by category with `same` in place of equality."""
+
+    @staticmethod
+    def same(stored: MemoryCategory, wanted: MemoryCategory) -> bool:
+        return stored == wanted
 
     def list(
         self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
@@ -665,20 +669,24 @@ class CategoryFilterIgnoresCase(ReferenceProvider):
         rows = super().list(namespace, None, session_id)
         if category is None:
             return rows
-        return [r for r in rows if str(r.category).lower() == str(category).lower()]
+        return [r for r in rows if self.same(r.category, category)]
 
 
-class CategoryFilterByName(ReferenceProvider):
+class CategoryFilterIgnoresCase(_CategoryCompared):
+    """Compares categories without case (`COLLATE NOCASE`)."""
+
+    @staticmethod
+    def same(stored: MemoryCategory, wanted: MemoryCategory) -> bool:
+        return str(stored).lower() == str(wanted).lower()
+
+
+class CategoryFilterByName(_CategoryCompared):
     """Compares categories by name alone, so `custom:core` passes for `core` (a column
     holding `category.name`)."""
 
-    def list(
-        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
-    ) -> builtins.list[MemoryEntry]:
-        rows = super().list(namespace, None, session_id)
-        if category is None:
-            return rows
-        return [r for r in rows if r.category.name == category.name]
+    @staticmethod
+    def same(stored: MemoryCategory, wanted: MemoryCategory) -> bool:
+        return stored.name == wanted.name
 
 
 class SessionFilterMatchesPrefix(ReferenceProvider):

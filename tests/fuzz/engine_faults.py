@@ -147,32 +147,6 @@ class WindowEndInclusive(_FilterFault):
     wrong = _BeforeInclusive
 
 
-class _MicrosecondWindow(_WrongFilter):
-    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
-        after, before = self.observed_after, self.observed_before
-        rest = MetaFilter.model_validate(
-            {**self.model_dump(), "observed_after": None, "observed_before": None}
-        )
-        if not rest.matches(kind, meta):
-            return False
-        if after is None and before is None:
-            return True
-        if meta.observed_at is None:
-            return False
-        at = meta.observed_at.nanos // 1_000
-        return (after is None or after.nanos // 1_000 <= at) and (
-            before is None or at < before.nanos // 1_000
-        )
-
-
-class WindowAtMicroseconds(_FilterFault):
-    """The window is compared at microseconds (a store indexing `observed_at` as a
-    `datetime`): an item a nanosecond before a bound between microseconds is let in, or
-    kept out."""
-
-    wrong = _MicrosecondWindow
-
-
 class ExploreTiesByValueDescending(ReferenceEngine):
     """Buckets of equal count come in descending value order, so a limit cuts the wrong
     ones."""
