@@ -97,7 +97,7 @@ def cpu_seconds(pid: int) -> float:
 
 def cpu_per_call(engine: Any, calls: int = 3000) -> tuple[float, float]:
     """CPU microseconds per `engine.health` call spent by the kit and by the driver
-    process: what the protocol costs apart from waiting for a core."""
+    process, their polling for each other's lines included (docs/protocol.md, Latency)."""
     pid = engine._connection._current().process.pid
     kit_before, driver_before = time.process_time(), cpu_seconds(pid)
     for _ in range(calls):
