@@ -43,23 +43,28 @@ class LineReader:
         self.spin = default_spin() if spin is None else spin
         self._polling = self.spin > 0
         self._pending = bytearray()
+        self._scanned = 0
+        """How much of `_pending` is known to hold no newline (a long line is scanned once)."""
         # `poll`, not `select`: a descriptor numbered past 1023 is fine.
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
 
     def take_line(self) -> bytes | None:
         """The next whole line already read, newline included; `None` if there is none."""
-        end = self._pending.find(b"\n")
+        end = self._pending.find(b"\n", self._scanned)
         if end < 0:
+            self._scanned = len(self._pending)
             return None
         line = bytes(self._pending[: end + 1])
         del self._pending[: end + 1]
+        self._scanned = 0
         return line
 
     def take_rest(self) -> bytes:
         """Whatever is buffered (a last line without its newline), emptying the buffer."""
         rest = bytes(self._pending)
         self._pending.clear()
+        self._scanned = 0
         return rest
 
     @property
