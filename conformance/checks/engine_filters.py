@@ -1,9 +1,9 @@
 """Engine checks of filters: every field of `MetaFilter` selects exactly its items, and
-excludes the decoy beside them (a value sharing a string prefix, a path sharing a
-prefix but not its `/` boundary, a path matching only if `_` or `%` were a wildcard, a
-time one microsecond outside a bound, or one nanosecond outside a bound that falls
-between microseconds), and takes values holding a quote, when listing
-and in every declared fetch mode."""
+excludes the decoy beside them (a value sharing a string prefix, a value, tag or folder
+differing only in case, a path sharing a prefix but not its `/` boundary, a path
+matching only if `_` or `%` were a wildcard, a time one microsecond outside a bound, or
+one nanosecond outside a bound that falls between microseconds), and takes values
+holding a quote, when listing and in every declared fetch mode."""
 
 from __future__ import annotations
 
@@ -134,6 +134,11 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "tag c1": doc("tag c1", tags=[f"{m}-c1"]),
         "language": doc("language", language=f"{m}-lang"),
         "language decoy": doc("language decoy", language=f"{m}-lang-x"),
+        # Twins differing only in case: a case-insensitive collation or `ILIKE`, or a
+        # keyword field with a lowercase normalizer, admits them.
+        "language case twin": doc("language case twin", language=f"{m}-LANG"),
+        "folder case twin": doc("folder case twin", folder=f"/{m}/SRC/app"),
+        "tag case twin": doc("tag case twin", tags=[f"{m}-T3"]),
         "repo": doc("repo", repo=f"owner/{m}"),
         "repo decoy": doc("repo decoy", repo=f"owner/{m}-fork"),
         "commit": doc("commit", commit=f"{m}c0ffee"),
@@ -299,13 +304,14 @@ def wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) ->
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
-    """Listing with each filter field selects exactly its probes among 50: folder and
+    """Listing with each filter field selects exactly its probes among 53: folder and
     file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
     `/a/bc`; a trailing `/` changes nothing), `_` and `%` in a folder matching only
     themselves, a quote in a value and a tag, a tag holding a comma (one tag, not two),
-    exact fields not admitting a value they are a prefix of, several tags, kinds and
-    sources, and the observation window inclusive at `observed_after`, exclusive at
-    `observed_before`, to the nanosecond (bounds between microseconds)."""
+    exact fields not admitting a value they are a prefix of, no value, tag or folder
+    admitting its twin differing only in case, several tags, kinds and sources, and the
+    observation window inclusive at `observed_after`, exclusive at `observed_before`, to
+    the nanosecond (bounds between microseconds)."""
     stored, cases, _ = listed_probes(engine, ctx)
     for case in cases:
         got = ids(list_all(engine, ctx, case.filter))

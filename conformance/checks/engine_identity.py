@@ -26,6 +26,7 @@ from conformance.engine import (
     MAX_STORE_MANY,
     Document,
     InvalidRequest,
+    MemoryMeta,
     ObservedActor,
     StoreReceipt,
     Timestamp,
@@ -58,6 +59,15 @@ def _variant(item: Document, **meta_fields: Any) -> Document:
     return item.model_copy(update={"meta": meta})
 
 
+def _presentation(meta: MemoryMeta) -> dict[str, object]:
+    """The metadata the fingerprint leaves out, which only the first store may write."""
+    return {
+        "observed_at": meta.observed_at,
+        "observed_actor": meta.observed_actor,
+        "tool_call": meta.tool_call,
+    }
+
+
 def _replay_of(ctx: CheckContext, call: str, receipt: StoreReceipt, first: str, why: str) -> None:
     ctx.require(
         receipt == StoreReceipt(id=first, replayed=True),
@@ -82,9 +92,11 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
     """Storing an item twice answers `replayed` with the first id and keeps one copy; a
     copy differing by one tag or one character is a new item with its own id; a copy
     differing only in when it was observed, who said it or the tool call's id is a
-    replay with the first id. A conversation whose first turn is 1 ns later is a new
-    item (a turn's time is identity). After 100 more items, storing the first of them,
-    the original and the latest again each replays with its first id."""
+    replay with the first id, and the original still lists with its own observation (a
+    replay writes nothing; an upsert keeps the latest). A conversation whose first turn
+    is 1 ns later is a new item (a turn's time is identity). After 100 more items,
+    storing the first of them, the original and the latest again each replays with its
+    first id."""
     cleanup(engine, ctx)
     base = note(
         ctx, "replay", tags=["replay"], tool_call=ToolCallRef(name="replay_tool", id="call-1")
@@ -128,7 +140,18 @@ def assert_fingerprint_replay(engine: Any, ctx: CheckContext) -> None:
         receipt = engine.store(item)
         call = f"store(original with another {what})"
         _replay_of(ctx, call, receipt, first.id, f"{what} is not identity")
-    require_listed(engine, ctx, run_filter(ctx), kept, "the original and both changed copies")
+    listed = require_listed(
+        engine, ctx, run_filter(ctx), kept, "the original and both changed copies"
+    )
+    # A replay writes nothing: a store that upserts by id (LangGraph's `put`, a vector
+    # database's upsert) answers the replay right but keeps the latest observation.
+    original = next(hit for hit in listed if hit.id == first.id)
+    ctx.require_same(
+        f"list(run filter) after storing the original again with another {', '.join(presentation)}",
+        _presentation(base.meta),
+        _presentation(original.meta),
+        "the original's observation (a replay writes nothing)",
+    )
 
     # A turn's time is part of what a conversation is (the fingerprint keeps it).
     said = exchange(ctx, "replay turn", observed_at=AT)

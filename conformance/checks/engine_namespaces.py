@@ -59,6 +59,9 @@ def reaches(nodes: dict[str, Namespace]) -> list[tuple[str, Reach | None, str]]:
         ("subtree(T)", Reach.subtree(team), "TWHE"),
         ("{at: T, inherit, descendants}", Reach(at=team, inherit=True, descendants=True), "RTWHE"),
         ("of(root)", Reach.of(root), "R"),
+        # The root read alone: an adapter whose store reads an empty prefix as every
+        # namespace (a LangGraph `namespace_prefix` of `()`) admits the whole tree.
+        ("exact(root)", Reach.exact(root), "R"),
         ("subtree(root)", Reach.subtree(root), "RTWHE"),
         ("no reach", None, "RTWHE"),
     ]
@@ -134,10 +137,11 @@ _REACH = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
 )
 def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
     """One learning at each node of the reach worked example (root, team, writer, helper,
-    editor; the writer's and editor's texts equal, their ids distinct). Listing with each reach of
-    the example admits exactly its nodes; get with `of(E)` answers E, T, R in the order
-    asked; fetch with `of(W)` (first declared mode) answers only R, T or W; explore by
-    namespace counts one per node; forget with `exact(W)` removes exactly W's item.
+    editor; the writer's and editor's texts equal, their ids distinct). Listing with each
+    reach of the example, and with `exact(root)`, admits exactly its nodes; get with
+    `of(E)` answers E, T, R in the order asked; fetch with `of(W)` (first declared
+    mode) answers only R, T or W; explore by namespace counts one per node; forget with
+    `exact(W)` removes exactly W's item.
     Then one learning at each of eleven nodes whose ids are string prefixes of their
     siblings' (`a`, `ab`, `a-b`, and siblings at depths 2 to 4): `of`, `exact` and
     `subtree` each admit exactly their nodes and none of the near misses, and forget

@@ -832,6 +832,22 @@ class ReplayKeepsCopies(_Copying):
         return receipt
 
 
+class ReplayOverwrites(ReferenceEngine):
+    """A replay answers the first id, but writes the item again over the held one, as a
+    store whose write is an upsert by id does (LangGraph's `put`): the item lists with
+    the latest observation time, actor and tool call id."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        receipt = super().store(item)
+        if receipt.replayed:
+            with self._lock:
+                held = self._by_id[receipt.id]
+                again = replace(_entry(receipt.id, item), seq=held.seq)
+                self._by_id[receipt.id] = again
+                self._entries[self._entries.index(held)] = again
+        return receipt
+
+
 class _ExploreAll(ReferenceEngine):
     """Explore over every bucket, then reshaped by `reshape`."""
 
@@ -991,6 +1007,23 @@ class ReachByStringPrefix(_Refiltered):
     matcher = _PrefixReach
 
 
+class _ExactRootAll(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        reach = self.reach
+        if reach is not None and reach.at.is_root and not reach.inherit:
+            # The root's path is the empty prefix, which every namespace begins with.
+            return MetaFilter.matches(self.model_copy(update={"reach": None}), kind, meta)
+        return MetaFilter.matches(self, kind, meta)
+
+
+class ExactRootReadsAll(_Refiltered):
+    """A reach at the root that does not inherit reads every namespace: the adapter hands
+    its store the root's path, the empty prefix, and tests the depth only below it (the
+    other reaches, `of(root)` included, are right)."""
+
+    matcher = _ExactRootAll
+
+
 def _starts(wanted: str | None, held: str | None) -> bool:
     return wanted is None or (held is not None and held.startswith(wanted))
 
@@ -1026,6 +1059,53 @@ class ExactFieldsAsPrefixes(_Refiltered):
     """Exact fields matched as `LIKE 'value%'` (language `x` admits `x-y`)."""
 
     matcher = _LikePrefix
+
+
+def _folded(value: str | None) -> str | None:
+    return None if value is None else value.casefold()
+
+
+class _FoldedExactFields(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        fold = {name: _folded(getattr(self, name)) for name in _EXACT_FIELDS}
+        held = {name: _folded(getattr(meta, name)) for name in _EXACT_FIELDS}
+        return MetaFilter.matches(self.model_copy(update=fold), kind, meta.model_copy(update=held))
+
+
+class _FoldedTags(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        fold = {"tags_any": [tag.casefold() for tag in self.tags_any]}
+        held = {"tags": [tag.casefold() for tag in meta.tags]}
+        return MetaFilter.matches(self.model_copy(update=fold), kind, meta.model_copy(update=held))
+
+
+class _FoldedPaths(MetaFilter):
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        paths = ("folder", "file_path")
+        fold = {name: _folded(getattr(self, name)) for name in paths}
+        held = {name: _folded(getattr(meta, name)) for name in paths}
+        return MetaFilter.matches(self.model_copy(update=fold), kind, meta.model_copy(update=held))
+
+
+class ExactFieldsIgnoreCase(_Refiltered):
+    """Exact fields compared case-insensitively, as a case-insensitive collation (MySQL's
+    default), `ILIKE` or a keyword field with a lowercase normalizer does (language `x`
+    admits `X`)."""
+
+    matcher = _FoldedExactFields
+
+
+class TagsIgnoreCase(_Refiltered):
+    """tags_any compared case-insensitively (`t3` admits an item tagged `T3`)."""
+
+    matcher = _FoldedTags
+
+
+class PathsIgnoreCase(_Refiltered):
+    """folder and file_path prefixes compared case-insensitively (`/a/src` admits
+    `/a/SRC/app`), as on a case-insensitive file system's paths."""
+
+    matcher = _FoldedPaths
 
 
 class _FlippedWindow(MetaFilter):
@@ -1351,6 +1431,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     StoreManyRepeatNew: "engine.store_many",
     ReplayWindowFifty: "engine.replay",
     ReplayKeepsCopies: "engine.replay",
+    ReplayOverwrites: "engine.replay",
     ExploreTopTen: "engine.explore",
     ExploreTopFifty: "engine.explore",
     ExploreTopHundred: "engine.explore",
@@ -1360,10 +1441,14 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ExploreHidesTruncation: "engine.explore",
     ExploreCountsForgotten: "engine.explore",
     ReachByStringPrefix: "engine.namespaces",
+    ExactRootReadsAll: "engine.namespaces",
     FolderPlainStartswith: "engine.list_filters",
     ExactFieldsAsPrefixes: "engine.list_filters",
     WindowBoundsFlipped: "engine.list_filters",
     WindowAtMicroseconds: "engine.list_filters",
+    ExactFieldsIgnoreCase: "engine.list_filters",
+    TagsIgnoreCase: "engine.list_filters",
+    PathsIgnoreCase: "engine.list_filters",
     ExploreFolderPlainStartswith: "engine.explore_filters",
     RecallFolderPlainStartswith: "engine.recall_filters",
     RecallWindowAtMicroseconds: "engine.recall_filters",
