@@ -88,6 +88,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("QuoteBreaksFilters", "splices filter values into SQL unescaped: a quote breaks it"),
         Fault("TagsJoinedByComma", "keeps tags joined by `,`: the tag `a,b` is found as `a`"),
+        Fault("ExactFieldsIgnoreCase", "exact fields ignore case (`x-lang` admits `x-LANG`)"),
+        Fault("TagsIgnoreCase", "tags match ignoring case (`t3` admits `T3`)"),
+        Fault("PathsIgnoreCase", "folder and file path match ignoring case (`/src` admits `/SRC`)"),
     ),
     "engine.ranking": (
         Fault("ReversedRanking", "ranks worst first (a distance read as a similarity)"),
@@ -152,6 +155,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("ReplayKeepsCopies", "a replay answers the first id but writes a second copy"),
         Fault("ReplayWindowFifty", "replays are found only among the last 50 stores"),
+        Fault("ReplayOverwrites", "a replay writes the item again, keeping the latest observation"),
     ),
     "engine.store_many": (
         Fault("StoreManyUnordered", "store_many answers receipts reversed"),
@@ -163,6 +167,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("GetIgnoresReach", "get ignores the request's reach"),
         Fault("ReachByStringPrefix", "reach admits by string prefix (`agent:x-a` admits `-ab`)"),
         Fault("SubtreeAsLike", "matches a subtree with an unescaped LIKE: `a_b` admits `aXb/s`"),
+        Fault("ExactRootReadsAll", "an exact reach at the root reads every namespace"),
     ),
     "engine.explore": (
         Fault("UndercountExplore", "every bucket counts one item less"),
