@@ -102,7 +102,7 @@ def faceted_items(ctx: CheckContext) -> dict[str, StoreItem]:
     tag facet counts an item once per tag, so its buckets add up to more than
     `total`), one tool named twice with two call ids (the facet is the tool's name),
     sources of three kinds, one of them without an id, two folders one inside the
-    other, and three namespaces, the root among them."""
+    other, and two namespaces, the root one of them."""
     m, workspace = ctx.marker, facets_workspace(ctx)
     at = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-facets"))
     return {
@@ -318,7 +318,7 @@ def assert_explore(engine: Any, ctx: CheckContext) -> None:
     a repo of its own, explore by repo with a limit of 200 answers all 130 buckets in
     value order, and with a limit of 120 the first 120 with `more_buckets` 10. Over
     four items giving every facet a value on some (two tags on one, a tool named twice
-    with two call ids, sources of three kinds, the root among three namespaces),
+    with two call ids, sources of three kinds, an agent node and the root),
     explore by each of the 14 facets answers the contract's values, counts, `total`
     (items, not tags) and `missing`. A limit of 0 is `InvalidRequest`."""
     cleanup(engine, ctx, values_workspace(ctx), facets_workspace(ctx))
