@@ -25,6 +25,7 @@ from conformance.checks.engine_writes import (
     store_each,
 )
 from conformance.engine import (
+    MAX_BUCKETS,
     Bucket,
     ExplorePage,
     ExploreRequest,
@@ -32,7 +33,15 @@ from conformance.engine import (
     ForgetIds,
     InvalidRequest,
     MetaFilter,
+    Namespace,
+    Segment,
+    SegmentKind,
+    SourceKind,
+    SourceRef,
     StoreItem,
+    ToolCallRef,
+    TurnRange,
+    explore_page_of,
 )
 
 VALUES = (
@@ -80,6 +89,93 @@ WIDE_LIMITS = (200, 120)
 WIDE_LISTING_PAGE = 200
 """The page size the valued items are listed with first: that of the contract's default
 explore, so that a listing fault there is `engine.list_paging`'s to report."""
+
+
+def facets_workspace(ctx: CheckContext) -> str:
+    """The workspace of the items explored by every facet, inside the run's own."""
+    return f"{ctx.root}/facets"
+
+
+def faceted_items(ctx: CheckContext) -> dict[str, StoreItem]:
+    """Four items in their own workspace, one of each kind and one with little set,
+    giving every facet a value on some and none on others: two tags on one item (a
+    tag facet counts an item once per tag, so its buckets add up to more than
+    `total`), one tool named twice with two call ids (the facet is the tool's name),
+    sources of three kinds, one of them without an id, two folders one inside the
+    other, and two namespaces, the root one of them."""
+    m, workspace = ctx.marker, facets_workspace(ctx)
+    at = Namespace.ROOT.child(Segment(SegmentKind.AGENT, f"{m}-facets"))
+    return {
+        "f1": note(
+            ctx,
+            "faceted one",
+            workspace=workspace,
+            namespace=at,
+            source=SourceRef(kind=SourceKind.FILE, id=f"{m}-src-a"),
+            folder=f"/{m}/a",
+            file_path=f"/{m}/a/one.rs",
+            language=f"{m}-rust",
+            repo=f"owner/{m}",
+            url=f"https://{m}.test/one",
+            agent_id=f"{m}-agent-1",
+            tool_call=ToolCallRef(name=f"{m}-tool", id=f"{m}-call-1"),
+            tags=[f"{m}-tag-a", f"{m}-tag-b"],
+        ),
+        "f2": exchange(
+            ctx,
+            "faceted two",
+            workspace=workspace,
+            namespace=at,
+            source=SourceRef(kind=SourceKind.CONVERSATION, id=f"{m}-src-b"),
+            thread_id=f"{m}-thread",
+            turns=TurnRange(first=0, last=1),
+            agent_id=f"{m}-agent-2",
+            tool_call=ToolCallRef(name=f"{m}-tool", id=f"{m}-call-2"),
+            tags=[f"{m}-tag-b"],
+        ),
+        "f3": fact(
+            ctx,
+            "faceted three",
+            workspace=workspace,
+            source=SourceRef(kind=SourceKind.IMPORT),
+            folder=f"/{m}/a/b",
+            agent_id=f"{m}-agent-1",
+        ),
+        "f4": note(ctx, "faceted four", workspace=workspace),
+    }
+
+
+def facet_page(facet: Facet, items: Mapping[str, StoreItem]) -> ExplorePage:
+    """The page exploring `items` by `facet` answers: each item's values for the facet
+    (the contract's own `Facet.values`) counted, `total` the items, `missing` those
+    with no value."""
+    counts: Counter[str] = Counter()
+    missing = 0
+    for item in items.values():
+        values = facet.values(item.kind, item.meta)
+        missing += not values
+        counts.update(values)
+    return explore_page_of(facet, counts, MAX_BUCKETS, len(items), missing, False)
+
+
+def _require_every_facet(engine: Any, ctx: CheckContext) -> None:
+    """Explore `faceted_items` by each of the 14 facets: exactly the contract's values,
+    counts, `total` and `missing`. An engine aggregating server-side maps each facet
+    to a stored field, and a facet whose name is not its field's (`thread`, `agent`,
+    `source`, `source_id`, `tool_call`), or whose field holds several values (`tag`),
+    is where that mapping goes wrong."""
+    items = faceted_items(ctx)
+    stored = store_batch(engine, ctx, items)
+    faceted = MetaFilter(workspace=facets_workspace(ctx))
+    require_listed(engine, ctx, faceted, stored, f"the {len(stored)} faceted items", LISTING_PAGE)
+    for facet in Facet:
+        req = ExploreRequest(facet=facet, filter=faceted, limit=MAX_BUCKETS)
+        _require_page(
+            ctx,
+            f"explore({facet.value}, facets workspace, limit {MAX_BUCKETS})",
+            engine.explore(req),
+            facet_page(facet, items),
+        )
 
 
 def values_workspace(ctx: CheckContext) -> str:
@@ -220,9 +316,12 @@ def assert_explore(engine: Any, ctx: CheckContext) -> None:
     counts drop by them. Explore by kind counts each kind, and each bucket narrowed
     into the filter lists its count; by workspace, one bucket. Over 130 items each with
     a repo of its own, explore by repo with a limit of 200 answers all 130 buckets in
-    value order, and with a limit of 120 the first 120 with `more_buckets` 10. A limit
-    of 0 is `InvalidRequest`."""
-    cleanup(engine, ctx, values_workspace(ctx))
+    value order, and with a limit of 120 the first 120 with `more_buckets` 10. Over
+    four items giving every facet a value on some (two tags on one, a tool named twice
+    with two call ids, sources of three kinds, an agent node and the root),
+    explore by each of the 14 facets answers the contract's values, counts, `total`
+    (items, not tags) and `missing`. A limit of 0 is `InvalidRequest`."""
+    cleanup(engine, ctx, values_workspace(ctx), facets_workspace(ctx))
     items = explored_items(ctx)
     stored = store_each(engine, ctx, items)
     scope = run_filter(ctx)
@@ -287,6 +386,7 @@ def assert_explore(engine: Any, ctx: CheckContext) -> None:
         _require_wide_page(
             ctx, f"explore(repo, values workspace, limit {limit})", engine.explore(req), want
         )
+    _require_every_facet(engine, ctx)
 
     ctx.refused(
         "explore(kind, limit 0)",

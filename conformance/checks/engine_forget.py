@@ -30,6 +30,9 @@ from conformance.engine import (
     GetRequest,
     InvalidRequest,
     MetaFilter,
+    Namespace,
+    Segment,
+    SegmentKind,
     StoreItem,
 )
 
@@ -84,14 +87,19 @@ def assert_empty_forget(engine: Any, ctx: CheckContext) -> None:
     storage=True,
 )
 def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
-    """Forgetting a stored item's id reports 1, the item no longer lists while the run's
-    other items do, and forgetting the same id again reports 0. Forgetting 125 ids in
-    one call (with an unknown id, and one id named twice) reports 125, and none of them
-    lists afterwards while the run's other items do."""
+    """Forgetting a stored item's id (at a node two below the root: ids reach every
+    namespace) reports 1, the item no longer lists while the run's other items do, and
+    forgetting the same id again reports 0. Forgetting 125 ids in one call (with an
+    unknown id, and one id named twice) reports 125, and none of them lists afterwards
+    while the run's other items do."""
     cleanup(engine, ctx)
     seeded = _seeded(engine, ctx)
     others = list(seeded)
-    doomed = ctx.label(engine.store(note(ctx, "forget by id")).id, "doomed")
+    # Away from the root: forget by ids removes the items wherever they are, not within
+    # the default reach `of(root)` alone.
+    away = Namespace.ROOT.child(Segment(SegmentKind.PROJECT, f"{ctx.marker}-forget"))
+    deep = away.child(Segment(SegmentKind.AGENT, "doomed"))
+    doomed = ctx.label(engine.store(note(ctx, "forget by id", namespace=deep)).id, "doomed")
     report = engine.forget(ForgetIds(ids=[doomed]))
     call = "forget(ids=[doomed])"
     ctx.require(report.forgotten == 1, call, "forgotten 1", report)

@@ -25,6 +25,7 @@ from conformance.engine import (
     Facet,
     ForgetFilter,
     GetRequest,
+    MetaFilter,
     Namespace,
     Reach,
     Segment,
@@ -121,6 +122,9 @@ NEAR_MISS_READS: tuple[tuple[str, str, str], ...] = (
 )
 """Reads of `near_misses`: the reach, its node, and the nodes it admits."""
 
+SUBTREE_FORGOTTEN = ("a/s/t", "a/s/t/u", "a/s/t/uu")
+"""The near misses a forget by `subtree(a/s/t)` alone removes (not `a/s/t-1`)."""
+
 _REACH = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
 
 
@@ -145,7 +149,8 @@ def assert_namespaces(engine: Any, ctx: CheckContext) -> None:
     Then one learning at each of eleven nodes whose ids are string prefixes of their
     siblings' (`a`, `ab`, `a-b`, and siblings at depths 2 to 4): `of`, `exact` and
     `subtree` each admit exactly their nodes and none of the near misses, and forget
-    with `exact(a)` removes `a`'s item alone."""
+    with `exact(a)` removes `a`'s item alone; a forget whose filter holds only the reach
+    `subtree(a/s/t)` removes the three items there and nothing else (not `a/s/t-1`'s)."""
     cleanup(engine, ctx)
     _worked_example(engine, ctx)
     _near_misses(engine, ctx)
@@ -251,12 +256,23 @@ def _near_misses(engine: Any, ctx: CheckContext) -> None:
             f"the items at {want.replace(' ', ', ')}",
         )
     _forget_exactly(engine, ctx, tag, nodes["a"], "a", "the item at a, not ab or a-b")
+    # A filter holding only a reach is not empty: it must remove that reach's items,
+    # neither be refused as empty nor, with the reach dropped, remove everything.
+    # Safe outside the run's workspace: every node below `a` is named by the marker.
+    report = engine.forget(ForgetFilter(filter=MetaFilter(reach=Reach.subtree(nodes["a/s/t"]))))
+    ctx.require(
+        report.forgotten == len(SUBTREE_FORGOTTEN),
+        "forget({reach: subtree(a/s/t)}, nothing else)",
+        f"forgotten {len(SUBTREE_FORGOTTEN)} (the items at {', '.join(SUBTREE_FORGOTTEN)})",
+        report,
+    )
     left = ids(list_all(engine, ctx, tagged))
+    gone = {"a", *SUBTREE_FORGOTTEN}
     ctx.require_ids(
-        "list(tag + run filter) after the forget",
+        "list(tag + run filter) after the forgets",
         left,
-        [item_id for name, item_id in at.items() if name != "a"],
-        "every near-miss item but a's",
+        [item_id for name, item_id in at.items() if name not in gone],
+        "every near-miss item but those at a and in subtree(a/s/t)",
     )
 
 

@@ -102,8 +102,10 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
     """get of `MAX_GET_IDS` (200) ids with reach `subtree(node)`: 165 ids in reach (85 of
     them past position 107), 10 out of reach (at a sibling whose id extends the node's,
     and at the root), unknown ids, and ids asked twice. It answers exactly the 165, each
-    once, in the order first asked, each hit as stored (kind, text, metadata). get of no
-    ids is `InvalidRequest`.
+    once, in the order first asked, each hit as stored (kind, text, metadata). get
+    without a reach answers known ids at the node, below it, beside it and at the root
+    (no reach reads every namespace, not the root alone). get of no ids is
+    `InvalidRequest`.
 
     Catches a get that looks up only its store's first batch of ids (50, 100), or that
     reads one page of a listing (50, 100 items) to find them.
@@ -132,6 +134,17 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
     )
     for hit in hits:
         require_as_stored(ctx, call, stored[hit.id], hit)
+    # Without a reach, get reads every namespace: not the default reach `of(root)`.
+    unreached = [outside[0], inside[0], inside[-1], outside[-1], asked[0]]
+    hits = engine.get(GetRequest(ids=unreached))
+    ctx.require_ids(
+        "get(out1 beside the node, in1 at it, in165 below it, out10 at the root, "
+        "unknown1; no reach)",
+        ids(hits),
+        unreached[:4],
+        "every known id, in the order asked (no reach reads every namespace)",
+        ordered=True,
+    )
     ctx.refused(
         "get([])",
         lambda: engine.get(GetRequest(ids=[])),

@@ -27,6 +27,7 @@ from conformance.engine import (
     EngineHealth,
     ExplorePage,
     ExploreRequest,
+    Facet,
     FetchMode,
     FetchPage,
     FetchRequest,
@@ -44,6 +45,7 @@ from conformance.engine import (
     MemoryMeta,
     MetaFilter,
     Namespace,
+    Reach,
     RecallAnswer,
     RecallRequest,
     StoreItem,
@@ -290,6 +292,41 @@ class ForgetFilterIgnoresTags(ReferenceEngine):
     def forget(self, target: ForgetTarget) -> ForgetReport:
         if isinstance(target, ForgetFilter):
             target = ForgetFilter(filter=target.filter.model_copy(update={"tags_any": []}))
+        return super().forget(target)
+
+
+class GetDefaultReach(ReferenceEngine):
+    """get without a reach reads the default reach `of(root)`, the root alone."""
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        return super().get(req.model_copy(update={"reach": req.reach or Reach.default()}))
+
+
+class ForgetIdsDefaultReach(ReferenceEngine):
+    """forget by ids removes the named items in the default reach `of(root)` alone (a
+    store keeping the root's items apart, say); ids elsewhere are skipped."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetIds) and target.ids:
+            with self._lock:
+                at_root = {e.id for e in self._entries if e.item.meta.namespace.is_root}
+            kept = [item_id for item_id in target.ids if item_id in at_root]
+            if not kept:
+                return ForgetReport(forgotten=0)
+            target = ForgetIds(ids=kept)
+        return super().forget(target)
+
+
+class ForgetRefusesReachOnly(ReferenceEngine):
+    """forget judges a filter empty by its metadata fields, so one holding only a reach
+    is refused as empty (an adapter translating the reach apart from the rest)."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if (
+            isinstance(target, ForgetFilter)
+            and target.filter.model_copy(update={"reach": None}).is_empty()
+        ):
+            raise InvalidRequest("forget refuses an empty filter, which would mean everything")
         return super().forget(target)
 
 
@@ -948,6 +985,59 @@ class ExploreCountsForgotten(_ExploreAll):
         return explore_page_of(req.facet, counts, req.limit, total, missing, whole.truncated)
 
 
+class _ExploreByOwnValues(ReferenceEngine):
+    """Explore counting each admitted item's values as `values` gives them, the way an
+    aggregation over stored fields does, instead of the contract's `Facet.values`."""
+
+    def values(self, facet: Facet, kind: ItemKind, meta: MemoryMeta) -> builtins.list[str]:
+        raise NotImplementedError
+
+    def explore(self, req: ExploreRequest) -> ExplorePage:
+        req.validate()
+        with self._lock:
+            admitted = [e for e in self._entries if req.filter.matches(e.kind, e.item.meta)]
+        counts: dict[str, int] = {}
+        missing = 0
+        for entry in admitted:
+            values = self.values(req.facet, entry.kind, entry.item.meta)
+            missing += not values
+            for value in values:
+                counts[value] = counts.get(value, 0) + 1
+        return explore_page_of(req.facet, counts, req.limit, len(admitted), missing, False)
+
+
+class ExploreFacetsByFieldName(_ExploreByOwnValues):
+    """explore reads the metadata field named like the facet: `thread`, `agent` and
+    `source_id` name no field (every item missing), `source` and `tool_call` hold
+    objects, not strings (every item missing)."""
+
+    def values(self, facet: Facet, kind: ItemKind, meta: MemoryMeta) -> builtins.list[str]:
+        if facet in (Facet.KIND, Facet.TAG, Facet.NAMESPACE):
+            return facet.values(kind, meta)
+        value = getattr(meta, facet.value, None)
+        return [value] if isinstance(value, str) else []
+
+
+class ExploreToolCallWithId(_ExploreByOwnValues):
+    """explore groups tool calls by name and call id, not by the tool's name."""
+
+    def values(self, facet: Facet, kind: ItemKind, meta: MemoryMeta) -> builtins.list[str]:
+        call = meta.tool_call
+        if facet is Facet.TOOL_CALL and call is not None and call.id is not None:
+            return [f"{call.name}#{call.id}"]
+        return facet.values(kind, meta)
+
+
+class ExploreTotalSumsBuckets(_ExploreAll):
+    """explore answers `total` as its buckets' counts plus `missing`: right while each
+    item has one value, too many once an item carries two tags."""
+
+    def reshape(self, req: ExploreRequest, whole: ExplorePage) -> ExplorePage:
+        counted = sum(bucket.count for bucket in whole.buckets)
+        cut = whole.model_copy(update={"total": counted + whole.missing})
+        return cut.model_copy(update={"buckets": cut.buckets[: req.limit]})
+
+
 # -- edges of the filters ----------------------------------------------------------------
 
 
@@ -1387,6 +1477,9 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     DropsTags: "engine.round_trip",
     ForgetByIdReportsZero: "engine.forget_by_id",
     ForgetFilterIgnoresTags: "engine.forget_by_filter",
+    ForgetRefusesReachOnly: "engine.namespaces",
+    GetDefaultReach: "engine.get",
+    ForgetIdsDefaultReach: "engine.forget_by_id",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",
@@ -1440,6 +1533,9 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ExploreMoreBucketsZero: "engine.explore",
     ExploreHidesTruncation: "engine.explore",
     ExploreCountsForgotten: "engine.explore",
+    ExploreFacetsByFieldName: "engine.explore",
+    ExploreToolCallWithId: "engine.explore",
+    ExploreTotalSumsBuckets: "engine.explore",
     ReachByStringPrefix: "engine.namespaces",
     ExactRootReadsAll: "engine.namespaces",
     FolderPlainStartswith: "engine.list_filters",
