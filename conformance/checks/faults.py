@@ -122,6 +122,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ForgetIdsFirstHundred", "forgets only the first 100 ids it is given"),
         Fault("ForgetIdsFirstFifty", "forgets only the first 50 ids it is given"),
         Fault("ForgetIdsCountsRepeats", "counts an id named twice twice"),
+        Fault("ForgetIdsDefaultReach", "forget by ids removes only the root's items"),
     ),
     "engine.forget_by_filter": (
         Fault("ForgetFilterIgnoresTags", "forgets by filter as if tags_any were not set"),
@@ -168,6 +169,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ReachByStringPrefix", "reach admits by string prefix (`agent:x-a` admits `-ab`)"),
         Fault("SubtreeAsLike", "matches a subtree with an unescaped LIKE: `a_b` admits `aXb/s`"),
         Fault("ExactRootReadsAll", "an exact reach at the root reads every namespace"),
+        Fault("ForgetRefusesReachOnly", "a forget filter holding only a reach is refused"),
     ),
     "engine.explore": (
         Fault("UndercountExplore", "every bucket counts one item less"),
@@ -179,6 +181,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExploreTopTen", "explore sees only the first 10 values"),
         Fault("ExploreTopFifty", "explore sees only the first 50 values"),
         Fault("ExploreTopHundred", "explore sees only the first 100 values"),
+        Fault("ExploreFacetsByFieldName", "explore reads the field named like the facet"),
+        Fault("ExploreToolCallWithId", "tool calls are grouped by name and call id"),
+        Fault("ExploreTotalSumsBuckets", "`total` is the buckets' sum plus `missing`"),
     ),
     "engine.get": (
         Fault("GetUnordered", "get answers hits sorted by id, not in the asked order"),
@@ -187,6 +192,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("GetFirstFifty", "get looks up only the first 50 ids asked"),
         Fault("GetFromOneListPage", "get reads one listing page of 100 items in reach"),
         Fault("GetFromOneListPageOfFifty", "get reads one listing page of 50 items in reach"),
+        Fault("GetDefaultReach", "get without a reach reads the root alone"),
     ),
     "engine.recall": (
         Fault("CiteUnknownIds", "every citation names an id no item has"),
