@@ -129,8 +129,10 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
         "folder /100 percent": doc("folder percent decoy", folder=f"/{m}/100 percent/a"),
         "language quoted": doc("language quoted", language=f'{m}-it\'s "q"'),
         "tag quoted": doc("tag quoted", tags=[f"{m}-o'tag"]),
-        # One tag holding a comma: a store keeping tags joined by `,` splits it in two.
+        # One tag holding a separator: a store keeping tags joined by `,` or `|` (metadata
+        # that cannot hold a list) splits it in two.
         "tag comma": doc("tag comma", tags=[f"{m}-c1,{m}-c2"]),
+        "tag pipe": doc("tag pipe", tags=[f"{m}-c1|{m}-c2"]),
         "tag c1": doc("tag c1", tags=[f"{m}-c1"]),
         "language": doc("language", language=f"{m}-lang"),
         "language decoy": doc("language decoy", language=f"{m}-lang-x"),
@@ -190,6 +192,7 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
         case("tags_any with a quote", "tag quoted", tags_any=[f"{m}-o'tag"]),
         case("tags_any [c1]", "tag c1", tags_any=[f"{m}-c1"]),
         case("tags_any with a comma", "tag comma", tags_any=[f"{m}-c1,{m}-c2"]),
+        case("tags_any with a pipe", "tag pipe", tags_any=[f"{m}-c1|{m}-c2"]),
         case("language", "language", language=f"{m}-lang"),
         case("repo", "repo", repo=f"owner/{m}"),
         case("commit", "commit", commit=f"{m}c0ffee"),
@@ -304,14 +307,14 @@ def wanted(ctx: CheckContext, stored: dict[str, StoreItem], case: FilterCase) ->
     storage=True,
 )
 def assert_list_filters(engine: Any, ctx: CheckContext) -> None:
-    """Listing with each filter field selects exactly its probes among 53: folder and
+    """Listing with each filter field selects exactly its probes among 54: folder and
     file_path as prefixes on a `/` boundary (`/a/b` admits `/a/b` and `/a/b/c`, not
     `/a/bc`; a trailing `/` changes nothing), `_` and `%` in a folder matching only
-    themselves, a quote in a value and a tag, a tag holding a comma (one tag, not two),
-    exact fields not admitting a value they are a prefix of, no value, tag or folder
-    admitting its twin differing only in case, several tags, kinds and sources, and the
-    observation window inclusive at `observed_after`, exclusive at `observed_before`, to
-    the nanosecond (bounds between microseconds)."""
+    themselves, a quote in a value and a tag, a tag holding a comma and one holding a
+    `|` (each one tag, not two), exact fields not admitting a value they are a prefix
+    of, no value, tag or folder admitting its twin differing only in case, several tags,
+    kinds and sources, and the observation window inclusive at `observed_after`,
+    exclusive at `observed_before`, to the nanosecond (bounds between microseconds)."""
     stored, cases, _ = listed_probes(engine, ctx)
     for case in cases:
         got = ids(list_all(engine, ctx, case.filter))

@@ -194,7 +194,7 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
 )
 def assert_forget_filters(engine: Any, ctx: CheckContext) -> None:
     """Forgetting with each filter of `engine.list_filters` removes exactly the probes
-    that filter lists, counts them, and leaves every decoy among the 53: a prefix
+    that filter lists, counts them, and leaves every decoy among the 54: a prefix
     sibling of a folder or an exact field, a value, tag or folder differing only in
     case, `_` and `%` in a path, a quote, a tag holding a comma, an overlapping turn
     range, a time one microsecond or one nanosecond outside a bound. The forgotten

@@ -88,6 +88,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("QuoteBreaksFilters", "splices filter values into SQL unescaped: a quote breaks it"),
         Fault("TagsJoinedByComma", "keeps tags joined by `,`: the tag `a,b` is found as `a`"),
+        Fault("TagsJoinedByPipe", "keeps tags joined by `|`: the tag `a|b` is found as `a`"),
         Fault("ExactFieldsIgnoreCase", "exact fields ignore case (`x-lang` admits `x-LANG`)"),
         Fault("TagsIgnoreCase", "tags match ignoring case (`t3` admits `T3`)"),
         Fault("PathsIgnoreCase", "folder and file path match ignoring case (`/src` admits `/SRC`)"),

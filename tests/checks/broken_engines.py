@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import ClassVar
 
 from conformance.engine import (
     MAX_BUCKETS,
@@ -463,10 +464,14 @@ class _LikeReach(MetaFilter):
 
 
 class _CommaTags(MetaFilter):
-    """A filter matching `tags_any` against the item's tags joined by `,` and split."""
+    """A filter matching `tags_any` against the item's tags joined by `separator` and
+    split."""
+
+    separator: ClassVar[str] = ","
 
     def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
-        held = ",".join(meta.tags).split(",") if meta.tags else []
+        sep = self.separator
+        held = sep.join(meta.tags).split(sep) if meta.tags else []
         rest = self.model_copy(update={"tags_any": []})
         admitted = not self.tags_any or any(tag in held for tag in self.tags_any)
         return admitted and MetaFilter.matches(rest, kind, meta)
@@ -525,8 +530,21 @@ class TagsJoinedByComma(_SplicedFilters):
     """Keeps an item's tags as one string joined by `,` (metadata that cannot hold a
     list) and matches `tags_any` against its parts: the tag `a,b` is found as `a`."""
 
+    joined: type[_CommaTags] = _CommaTags
+
     def spliced(self, filter: MetaFilter) -> MetaFilter:
-        return _CommaTags.model_construct(**dict(filter))
+        return self.joined.model_construct(**dict(filter))
+
+
+class _PipeTags(_CommaTags):
+    separator: ClassVar[str] = "|"
+
+
+class TagsJoinedByPipe(TagsJoinedByComma):
+    """Keeps tags joined by `|` (the LangGraph trial's `|tag|` substring match): the tag
+    `a|b` is found as `a`."""
+
+    joined = _PipeTags
 
 
 class SplitsJoinedTags(ReferenceEngine):
@@ -1508,6 +1526,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     FetchSubtreeAfterTopHundred: "engine.fetch_filters",
     PathPrefixAsLike: "engine.list_filters",
     TagsJoinedByComma: "engine.list_filters",
+    TagsJoinedByPipe: "engine.list_filters",
     SplitsJoinedTags: "engine.accepts_valid_input",
     SubtreeAsLike: "engine.namespaces",
     ForgetQuoteBreaks: "engine.forget_by_filter",
