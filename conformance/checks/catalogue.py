@@ -1,12 +1,14 @@
-"""The catalogue: every check with its stable id, title, profile and the clause it enforces."""
+"""The catalogue: every check with its stable id, title, profile and the clause it enforces.
+
+The checks register themselves (`conformance.checks.registry`) when their suites are
+imported; this module imports the suites, so it is complete whichever module a caller
+reached first.
+"""
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from conformance.checks.context import CheckContext, RunSettings
 from conformance.checks.outcome import (
@@ -15,103 +17,10 @@ from conformance.checks.outcome import (
     ConformanceFailure,
     Inconclusive,
 )
+from conformance.checks.registry import CATALOGUE, Check, CheckFunction, check
 from conformance.driver import Profile
 
-
-class CheckFunction(Protocol):
-    """A public check: `assert_<name>(driver, ctx=None)`."""
-
-    def __call__(self, driver: Any, ctx: CheckContext | None = None) -> None: ...
-
-
-@dataclass(frozen=True)
-class Check:
-    """One catalogued check."""
-
-    id: str
-    title: str
-    profile: Profile
-    clause: str
-    run: CheckFunction
-    storage: bool = False
-    needs: str | None = None
-    per_mode: bool = False
-
-    @property
-    def name(self) -> str:
-        """The public function's name, e.g. `assert_fingerprint_replay`."""
-        return getattr(self.run, "__name__", self.id)
-
-    @property
-    def doc(self) -> str:
-        """The check's docstring: what it holds the driver to."""
-        return (getattr(self.run, "__doc__", None) or "").strip()
-
-
-CATALOGUE: dict[str, Check] = {}
-
-
-def check(
-    id: str,
-    *,
-    title: str,
-    clause: str,
-    storage: bool = False,
-    needs: str | None = None,
-    per_mode: bool = False,
-) -> Callable[[Callable[[Any, CheckContext], None]], CheckFunction]:
-    """Register a check body under a stable id; the result is its public function.
-
-    The body receives the driver already bound to its context (every call counted,
-    timed and attributed), and deferred cleanups run whatever the outcome. A cleanup
-    failure is reported only when the body itself passed. A `per_mode` check covers every
-    declared fetch mode, or only `ctx.fetch_mode` when the runner sets one.
-    """
-    profile: Profile = "engine" if id.startswith("engine.") else "provider"
-
-    def register(body: Callable[[Any, CheckContext], None]) -> CheckFunction:
-        if id in CATALOGUE:
-            raise ValueError(f"check id `{id}` is registered twice")
-        if not clause.strip():
-            raise ValueError(f"check `{id}` names no spec clause")
-
-        @functools.wraps(body)
-        def public(driver: Any, ctx: CheckContext | None = None) -> None:
-            context = ctx if ctx is not None else CheckContext(id)
-            bound = context.bind(driver)
-            try:
-                body(bound, context)
-            except (ConformanceFailure, CheckSkipped, Inconclusive):
-                context.run_cleanups()
-                raise
-            except Exception as exc:
-                # The body tripped over an answer of the wrong shape: that is the
-                # driver's fault, reported at the call that produced it.
-                context.run_cleanups()
-                last = context.call_log[-1] if context.call_log else "(before any call)"
-                raise ConformanceFailure(
-                    id,
-                    last,
-                    "an answer of the contract's shape",
-                    context.redact(f"{type(exc).__qualname__}: {exc}"),
-                ) from exc
-            failure = context.run_cleanups()
-            if failure is not None:
-                raise failure
-
-        CATALOGUE[id] = Check(
-            id=id,
-            title=title,
-            profile=profile,
-            clause=clause,
-            run=public,
-            storage=storage,
-            needs=needs,
-            per_mode=per_mode,
-        )
-        return public
-
-    return register
+__all__ = ["CATALOGUE", "Check", "CheckFunction", "all_checks", "check", "checks_for", "run_one"]
 
 
 def checks_for(profile: Profile) -> list[Check]:

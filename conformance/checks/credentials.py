@@ -6,9 +6,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import CheckSkipped, DriverRaised
+from conformance.checks.registry import check
 from conformance.engine import FetchMode, FetchRequest, ListRequest, MetaFilter, RecallRequest
 from conformance.redaction import MIN_SECRET_LENGTH
 

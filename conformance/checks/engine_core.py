@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     AT,
@@ -18,6 +17,7 @@ from conformance.checks.engine_support import (
 from conformance.checks.engine_writes import (
     require_as_stored,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     Conversation,
     Document,

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -24,6 +23,7 @@ from conformance.checks.engine_writes import (
     require_missed_held,
     store_batch,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     Document,
     FetchMode,

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -24,6 +23,7 @@ from conformance.checks.engine_writes import (
     store_batch,
     store_each,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     MAX_BUCKETS,
     Bucket,

@@ -7,7 +7,6 @@ from functools import partial
 from itertools import pairwise
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     FETCH_OWNER,
@@ -21,6 +20,7 @@ from conformance.checks.engine_support import (
 from conformance.checks.engine_writes import (
     store_each,
 )
+from conformance.checks.registry import check
 from conformance.engine import FetchMode, FetchRequest, Hit, StoreItem, Unsupported, document
 
 WHOLE = 100

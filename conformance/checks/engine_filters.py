@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_outranked import outranked_clause, store_outranked
 from conformance.checks.engine_support import (
@@ -35,6 +34,7 @@ from conformance.checks.engine_writes import (
     store_each,
 )
 from conformance.checks.evidence import show
+from conformance.checks.registry import check
 from conformance.engine import (
     MAX_BUCKETS,
     ExploreRequest,

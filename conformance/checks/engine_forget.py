@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_filters import listed_probes, wanted
 from conformance.checks.engine_support import (
@@ -24,6 +23,7 @@ from conformance.checks.engine_writes import (
     store_batch,
     store_each,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     ForgetFilter,
     ForgetIds,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     AT,
@@ -22,6 +21,7 @@ from conformance.checks.engine_writes import (
     identify,
     require_listed,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     MAX_STORE_MANY,
     Document,

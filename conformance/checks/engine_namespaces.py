@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -20,6 +19,7 @@ from conformance.checks.engine_writes import (
     require_listed,
     store_each,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     ExploreRequest,
     Facet,

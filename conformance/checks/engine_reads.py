@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_outranked import outranked_clause, store_outranked
 from conformance.checks.engine_support import (
@@ -23,6 +22,7 @@ from conformance.checks.engine_writes import (
     store_batch,
 )
 from conformance.checks.evidence import show
+from conformance.checks.registry import check
 from conformance.engine import (
     MAX_GET_IDS,
     GetRequest,

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -22,6 +21,7 @@ from conformance.checks.engine_writes import (
     store_each,
 )
 from conformance.checks.evidence import show
+from conformance.checks.registry import check
 from conformance.engine import (
     GetRequest,
     MemoryMeta,

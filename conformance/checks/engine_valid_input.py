@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -20,6 +19,7 @@ from conformance.checks.engine_writes import (
     require_listed,
 )
 from conformance.checks.outcome import DriverRaised
+from conformance.checks.registry import check
 from conformance.constraints import Constraints
 from conformance.engine import (
     MAX_DEPTH,

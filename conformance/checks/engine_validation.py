@@ -7,7 +7,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.engine_support import (
     cleanup,
@@ -20,6 +19,7 @@ from conformance.checks.engine_support import (
     note,
     run_filter,
 )
+from conformance.checks.registry import check
 from conformance.engine import (
     MAX_GET_IDS,
     MAX_SCAN_LIMIT,

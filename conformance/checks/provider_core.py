@@ -6,7 +6,6 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.provider_support import (
@@ -22,6 +21,7 @@ from conformance.checks.provider_support import (
     put_rows,
     read_back,
 )
+from conformance.checks.registry import check
 from conformance.provider import (
     MANDATORY,
     MemoryCategory,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.outcome import CheckSkipped, DriverRaised
 from conformance.checks.provider_support import ns
+from conformance.checks.registry import check
 from conformance.provider import (
     Capability,
     DocumentDeletion,

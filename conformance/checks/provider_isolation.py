@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import (
     Row,
@@ -16,6 +15,7 @@ from conformance.checks.provider_support import (
     require_counts,
     sectioned,
 )
+from conformance.checks.registry import check
 from conformance.provider import OwnedRecallOpts
 
 # Names that share a string prefix, or a path prefix: a store matching namespaces with

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import Inconclusive
 from conformance.checks.provider_support import (
@@ -24,6 +23,7 @@ from conformance.checks.provider_support import (
     sectioned,
     where,
 )
+from conformance.checks.registry import check
 from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 
 BAD_CURSOR = "!not-a-cursor!"

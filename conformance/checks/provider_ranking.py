@@ -6,7 +6,6 @@ import itertools
 import math
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import (
     RECALL_OWNER,
@@ -17,6 +16,7 @@ from conformance.checks.provider_support import (
     put_rows,
     require_relied_on,
 )
+from conformance.checks.registry import check
 from conformance.provider import OwnedRecallOpts
 
 RANKED_QUERY = "amber lantern"

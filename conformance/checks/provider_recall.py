@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import DriverRaised
 from conformance.checks.provider_support import (
@@ -22,6 +21,7 @@ from conformance.checks.provider_support import (
     refs,
     require_relied_on,
 )
+from conformance.checks.registry import check
 from conformance.provider import (
     GLOBAL_NAMESPACE,
     Invalid,

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.outcome import CheckSkipped
 from conformance.checks.provider_support import put
+from conformance.checks.registry import check
 from conformance.provider import (
     Invalid,
     MemoryCategory,

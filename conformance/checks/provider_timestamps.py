@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.provider_support import (
@@ -17,6 +16,7 @@ from conformance.checks.provider_support import (
     put_rows,
     require_relied_on,
 )
+from conformance.checks.registry import check
 from conformance.checks.timestamps import rfc3339_instant
 from conformance.provider import OwnedRecallOpts, Timestamp
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import (
     Row,
@@ -17,6 +16,7 @@ from conformance.checks.provider_support import (
     require_counts,
     taking_valid_input,
 )
+from conformance.checks.registry import check
 from conformance.provider import MAX_NAMESPACE_LEN, MemoryCategory
 
 LONG_KEY = 1000

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checks.catalogue import check
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import (
     FORGET_OWNER,
@@ -19,6 +18,7 @@ from conformance.checks.provider_support import (
     require_counts,
     where,
 )
+from conformance.checks.registry import check
 from conformance.provider import MemoryCategory
 
 BIG = 125
