@@ -7,10 +7,14 @@ Each broken driver of `tests/fuzz/engine_faults.py` and `tests/fuzz/provider_fau
 (a list capped at 50, a reach or folder matched as a string prefix, an inclusive window
 end, explore ties in the wrong order, overlapping fetch pages, a `get` that repeats ids,
 an export cursor that skips at a page boundary, a namespace or key matched as a prefix,
-`min_score` ignored, taint lost after 20 writes) is fuzzed at the default budget under
-each seed; the table gives the time to the first failure (the search alone, before
-replaying and shrinking) and the program it came in (`2.1s/3`), or `MISSED`, with the
-median time per driver. Then the reference,
+`min_score` ignored, taint lost after 20 writes), and of `tests/fuzz/oracle_faults.py`
+(issue 21: a whole fetch worst first, list cursors that restart or lose their place when
+written between pages, explores that misreport a scan limit, health down past a size, a
+recall silent on a held text, worst first, repeating a hit, ignoring a session, holding
+`min_score` to another scale, stopping at five, answering a blank query) is fuzzed at
+the default budget under each seed; the table gives the time to the first failure (the
+search alone, before replaying and shrinking) and the program it came in (`2.1s/3`), or
+`MISSED`, with the median time per driver. Then the reference,
 null, sqlite and async drivers are fuzzed under the same seeds: each must pass.
 """
 
@@ -38,6 +42,7 @@ from reference_driver.engine import ReferenceEngine
 from reference_driver.provider import ReferenceProvider
 from tests.async_wrappers import AsyncEngineOver
 from tests.fuzz.engine_faults import ISSUE_13_ENGINE_FAULTS
+from tests.fuzz.oracle_faults import ORACLE_ENGINE_FAULTS, ORACLE_PROVIDER_FAULTS
 from tests.fuzz.provider_faults import ISSUE_13_PROVIDER_FAULTS
 from tests.plugins.plugin_drivers import AsyncReference
 
@@ -78,8 +83,8 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     only = {name for name in args.only.split(",") if name}
-    faults = [(ENGINE_TARGET, f) for f in ISSUE_13_ENGINE_FAULTS] + [
-        (PROVIDER_TARGET, f) for f in ISSUE_13_PROVIDER_FAULTS
+    faults = [(ENGINE_TARGET, f) for f in (*ISSUE_13_ENGINE_FAULTS, *ORACLE_ENGINE_FAULTS)] + [
+        (PROVIDER_TARGET, f) for f in (*ISSUE_13_PROVIDER_FAULTS, *ORACLE_PROVIDER_FAULTS)
     ]
     missed = 0
     print(

@@ -17,7 +17,7 @@ from typing import Final
 from hypothesis import strategies as st
 
 from conformance.engine import MetaFilter, Namespace, Reach, SegmentKind, StoreItem
-from conformance.engine.limits import MAX_BUCKETS, MAX_STORE_MANY
+from conformance.engine.limits import DEFAULT_SCAN_LIMIT, MAX_BUCKETS, MAX_STORE_MANY
 from conformance.fuzz import pools
 from conformance.fuzz import strategies as fs
 from conformance.provider import MemoryCategory
@@ -134,6 +134,10 @@ class EngineFuzzConfig:
         default_factory=lambda: st.integers(1, 3) | st.just(MAX_BUCKETS)
     )
     """Explore bucket limits: small ones cut tied buckets, so their order shows."""
+    scan_limits: st.SearchStrategy[int] = field(
+        default_factory=lambda: _sizes((2, DEFAULT_SCAN_LIMIT, DEFAULT_SCAN_LIMIT), (1, 1, 60))
+    )
+    """Explore scan limits: the default, or one small enough that a scan stops early."""
     bulk_sizes: st.SearchStrategy[int] = field(
         default_factory=lambda: _sizes((6, 2, 8), (3, 9, 25), (1, 26, MAX_STORE_MANY))
     )

@@ -37,6 +37,7 @@ from typing import Any, Final
 from conformance.checks.engine_support import pages
 from conformance.checks.evidence import compare_ids, field_differences, show
 from conformance.engine import (
+    EngineDescriptor,
     ExploreRequest,
     Facet,
     FetchMode,
@@ -59,10 +60,27 @@ from conformance.engine import (
     to_f32,
     to_wire,
 )
-from conformance.engine.limits import MAX_GET_IDS, MAX_STORE_MANY
+from conformance.engine.limits import (
+    DEFAULT_SCAN_LIMIT,
+    MAX_BUCKETS,
+    MAX_GET_IDS,
+    MAX_SCAN_LIMIT,
+    MAX_STORE_MANY,
+)
 from conformance.fuzz.bulk import bulk_items
 from conformance.fuzz.differential import Differential, StepNotApplicable, operation
+from conformance.fuzz.engine_relatives import filter_relative, item_relative
 from conformance.fuzz.pools import ENGINE_NODES
+from conformance.fuzz.readings import (
+    PagedRead,
+    best_first,
+    exact_match_leads,
+    explore_reading,
+    matchable,
+    one_word,
+    word_count,
+)
+from conformance.fuzz.relatives import relative
 
 __all__ = ["ENGINE_TARGET", "EngineDifferential", "engine_oracle", "handle_of"]
 
@@ -152,9 +170,11 @@ class EngineDifferential(Differential):
         super().__init__(driver, oracle, retains=retains, **common)
         self.full_page = full_page
         self.max_pages = max_pages
-        self.modes: builtins.list[FetchMode] = builtins.list(
-            self.guarded(lambda: self.call("descriptor()", self.driver.descriptor).fetch_modes)
+        self.descriptor: EngineDescriptor = self.guarded(
+            lambda: self.call("descriptor()", self.driver.descriptor)
         )
+        """The descriptor read first: an engine's declaration holds for its whole life."""
+        self.modes: builtins.list[FetchMode] = builtins.list(self.descriptor.fetch_modes)
         self.stamped: dict[str, StoreItem] = {}
         """Items as sent (workspace set), by handle."""
         self.fp: dict[str, str] = {}
@@ -173,13 +193,17 @@ class EngineDifferential(Differential):
     def _add(self, item: StoreItem) -> str:
         handle = handle_of(item)
         if handle not in self.stamped:
-            stamped = item.model_copy(
-                update={"meta": item.meta.model_copy(update={"workspace": self.root})}
-            )
+            stamped = self._stamp(item)
             fp = stamped.fingerprint()
             self.stamped[handle], self.fp[handle] = stamped, fp
             self.handle_by_fp[fp] = handle
         return handle
+
+    def _stamp(self, item: StoreItem) -> StoreItem:
+        """`item` in the run's workspace."""
+        return item.model_copy(
+            update={"meta": item.meta.model_copy(update={"workspace": self.root})}
+        )
 
     def _known(self, handle: str) -> str:
         if handle not in self.fp:
@@ -392,15 +416,101 @@ class EngineDifferential(Differential):
     @operation
     def store(self, item: StoreItem) -> str:
         """Store `item` (in the run's workspace); answer its handle."""
+        return self._store_one(item, f"store({handle_of(item)})")
+
+    def _store_one(self, item: StoreItem, call: str, *, exact: bool = False) -> str:
+        """Store `item` on both sides: the item first stored under its fingerprint, or
+        (`exact`) `item` itself, which differs from it only where the fingerprint does
+        not look (`observed_at`), so that it replays."""
         handle = self._add(item)
         fp = self.fp[handle]
-        want = self.oracle.store(self.stamped[handle])
-        call = f"store({handle})"
+        sent = self._stamp(item) if exact else self.stamped[handle]
+        want = self.oracle.store(sent)
+        if not want.replayed:
+            # Written afresh, this version is the one held (its observed_at may differ).
+            self.stamped[handle] = sent
         self._stored([fp] if not want.replayed else [])
-        got = self.call(call, self.driver.store, self.stamped[handle])
+        got = self.call(call, self.driver.store, sent)
         self._receipt(call, fp, want, got)
         self._check_held(call, [fp])
         return handle
+
+    # -- relatives of what is held ----------------------------------------------------
+
+    def _drawn(self, handle: str) -> StoreItem:
+        """The item of `handle` as drawn (without the run's workspace)."""
+        self._known(handle)
+        item = self.stamped[handle]
+        return item.model_copy(update={"meta": item.meta.model_copy(update={"workspace": None})})
+
+    @operation
+    def store_relative(self, handle: str, field: str, how: str) -> str | None:
+        """Store the item of `handle` with `field` replaced by its relative made `how`
+        (`conformance.fuzz.engine_relatives`): a new item beside the first, or, when only
+        its observation time moved, a replay of the first. Its handle, or `None` when the
+        item has no such relative."""
+        made = item_relative(self._drawn(handle), field, how)
+        if made is None:
+            return None
+        call = f"store({handle} with its {field} made {how}: {handle_of(made)})"
+        return self._store_one(made, call, exact=True)
+
+    @operation
+    def list_relative(self, handle: str, field: str, how: str, limit: int) -> None:
+        """List with a filter naming, in `field`, the relative made `how` of the item of
+        `handle`'s value: exactly what the contract's matching admits, however near."""
+        made = filter_relative(self._drawn(handle), field, how)
+        if made is None:
+            return
+        scoped = self._scoped(made)
+        hits = self._list_driver(scoped, limit)
+        call = f"list({_show(scoped)}, limit {limit}) (the {field} of {handle} made {how})"
+        self._same_items(call, hits, self._admitted(scoped))
+
+    def _relative_id(self, handle: str, how: str) -> tuple[str, builtins.list[str]] | None:
+        """The relative made `how` of the driver's id for `handle`, and the held items it
+        names (none, unless it is another held item's id)."""
+        fp = self._known(handle)
+        if fp not in self.expected or fp not in self.driver_id:
+            return None
+        made = relative(self.driver_id[fp], how)
+        if made is None or not made.strip():
+            return None
+        named = self.fp_by_driver_id.get(made)
+        held = [named] if named is not None and self.driver_id.get(named) == made else []
+        return made, [f for f in held if f in self.expected]
+
+    @operation
+    def get_relative(self, handle: str, how: str) -> None:
+        """Get by the relative made `how` of a held item's id (its case twin, a prefix, ...):
+        nothing, unless that is another held item's id."""
+        found = self._relative_id(handle, how)
+        if found is None:
+            return
+        made, named = found
+        # Named by the handle: the id itself differs from run to run.
+        call = f"get([<the id of {handle} made {how}>])"
+        hits = self.call(call, self.driver.get, GetRequest(ids=[made]))
+        got = [self.fp_by_driver_id.get(hit.id, hit.id) for hit in hits]
+        wrong = compare_ids(got, named, self._labels(), ordered=True)
+        if wrong is not None:
+            self.fail(call, "only an item whose id is exactly the one asked", wrong)
+
+    @operation
+    def forget_relative(self, handle: str, how: str) -> None:
+        """Forget by the relative made `how` of a held item's id: nothing forgotten,
+        unless that is another held item's id."""
+        found = self._relative_id(handle, how)
+        if found is None:
+            return
+        made, named = found
+        to_oracle = [self.fp[self.handle_by_fp[f]] for f in named] or [self._ghost()]
+        self._forget(
+            f"forget(ids=[<the id of {handle} made {how}>])",
+            ForgetIds(ids=[made]),
+            ForgetIds(ids=to_oracle),
+            named,
+        )
 
     @operation
     def replay(self, handle: str) -> None:
@@ -509,9 +619,10 @@ class EngineDifferential(Differential):
 
     @operation
     def fetch(self, mode: FetchMode, query: str, filter: MetaFilter, limit: int) -> None:
-        """Fetch in `mode`: an undeclared mode is `Unsupported`; a declared one answers only
-        admitted items, each once, with their contents, in pages of at most `limit` (read
-        for at most `max_pages` pages)."""
+        """Fetch in `mode`, following the cursors to the end: an undeclared mode is
+        `Unsupported`; a declared one answers only admitted items, each once, with their
+        contents, best first across every page, in pages of at most `limit`; an admitted
+        item whose text is the query itself leads or ties the first score."""
         scoped = self._scoped(filter)
         what = f"fetch({query!r}, {mode.value}, {_show(scoped)})"
         if mode not in self.modes:
@@ -527,43 +638,172 @@ class EngineDifferential(Differential):
             )
             return
         admitted = self._admitted(scoped)
-        seen: dict[str, int] = {}
-        cursors: set[str] = set()
-        cursor: str | None = None
-        for number in range(1, self.max_pages + 1):
-            call = f"{what} (limit {limit}, cursor {cursor!r})"
+        reads = 0
+
+        def read(cursor: str | None) -> tuple[builtins.list[Hit], str | None]:
+            nonlocal reads
+            reads += 1
             req = FetchRequest(query=query, mode=mode, filter=scoped, limit=limit, cursor=cursor)
-            page = self.call(call, self.driver.fetch, req)
-            self.require(
-                len(page.hits) <= limit, call, f"at most {limit} hits", f"{len(page.hits)} hits"
+            page = self.call(f"{what} (limit {limit}, cursor {cursor!r})", self.driver.fetch, req)
+            return page.hits, page.next_cursor
+
+        hits = pages(self, what, limit, read, noun="fetch")
+        if reads > 1:
+            self.stats.crossed.add("fetch")
+        call = f"{what} (limit {limit}, every page)"
+        seen: set[str] = set()
+        for hit in hits:
+            fp = self._fp_of(call, hit.id)
+            self.require(fp in admitted, call, "only items the filter admits", self._name(fp))
+            self.require(fp not in seen, call, "each item once across pages", self._name(fp))
+            seen.add(fp)
+            self._same_hit(call, fp, hit, listing=False)
+        wrong = best_first([hit.score for hit in hits])
+        self.require(wrong is None, call, "hits best first across every page", wrong)
+        if one_word(query) and any(self.expected[fp].text == query for fp in admitted):
+            wrong = exact_match_leads(
+                [hit.score for hit in hits],
+                [hit.text == query for hit in hits],
+                [word_count(hit.text, query) == 1 for hit in hits],
+                len(hits) + 1,
             )
-            for hit in page.hits:
-                fp = self._fp_of(call, hit.id)
-                self.require(fp in admitted, call, "only items the filter admits", self._name(fp))
-                self.require(
-                    fp not in seen,
-                    call,
-                    "each item once across pages",
-                    f"{self._name(fp)} again (first on page {seen.get(fp)})",
-                )
-                seen[fp] = number
-                self._same_hit(call, fp, hit, listing=False)
-            if page.next_cursor is None:
-                break
             self.require(
-                page.next_cursor not in cursors,
+                wrong is None,
                 call,
-                "a cursor that makes progress",
-                f"the fetch cursor {page.next_cursor!r} repeated; paging never ends",
+                "the item whose text is the query word first, or outranked only by items "
+                "holding the word more often",
+                wrong,
             )
-            cursors.add(page.next_cursor)
-            cursor = page.next_cursor
-            if number == 1:
-                self.stats.crossed.add("fetch")
+
+    def _write_between_pages(
+        self, write: StoreItem | str, filter: MetaFilter, read: PagedRead | None
+    ) -> None:
+        """One write made while a read is under way: an item stored (`StoreItem`) or one
+        held forgotten (a handle), checked as any write is, and noted in `read` when it
+        adds to or takes from what `filter` admits."""
+        if isinstance(write, str):
+            fp = self._known(write)
+            if fp not in self.expected or fp not in self.driver_id:
+                return
+            admitted = filter.matches(self.expected[fp].kind, self.expected[fp].meta)
+            call = f"forget(ids=[{write}]) between pages"
+            want = self.oracle.forget(ForgetIds(ids=[fp]))
+            self._forgotten([fp], want.forgotten)
+            got = self.call(call, self.driver.forget, ForgetIds(ids=[self.driver_id[fp]]))
+            self.require(
+                got.forgotten == want.forgotten,
+                call,
+                f"forgotten={want.forgotten}",
+                f"forgotten={got.forgotten}",
+            )
+            if admitted and read is not None:
+                read.left.add(write)
+            return
+        handle = self._add(write)
+        fp = self.fp[handle]
+        call = f"store({handle}) between pages"
+        want = self.oracle.store(self.stamped[handle])
+        self._stored([fp] if not want.replayed else [])
+        got = self.call(call, self.driver.store, self.stamped[handle])
+        self._receipt(call, fp, want, got)
+        entered = self.retains and not want.replayed
+        if entered and read is not None and filter.matches(write.kind, self.stamped[handle].meta):
+            read.entered.add(handle)
+
+    def _read_during_writes(
+        self,
+        what: str,
+        limit: int,
+        filter: MetaFilter,
+        writes: builtins.list[StoreItem | str],
+        read_page: Callable[[str, str | None], tuple[builtins.list[Hit], str | None]],
+        *,
+        complete: bool,
+    ) -> None:
+        """Page through a read, making one of `writes` before each page but the first (the
+        rest after the last page), and hold the hits to what such a read may answer."""
+        read = PagedRead(
+            before={self._name(fp) for fp in self._admitted(filter)},
+            entered=set(),
+            left=set(),
+            complete=complete,
+        )
+        pending = builtins.list(writes)
+
+        def page(cursor: str | None) -> tuple[builtins.list[Hit], str | None]:
+            if cursor is not None and pending:
+                self._write_between_pages(pending.pop(0), filter, read)
+            return read_page(f"{what} (limit {limit}, cursor {cursor!r})", cursor)
+
+        hits = pages(self, what, limit, page, noun="listing" if complete else "fetch")
+        call = f"{what} (limit {limit}, every page)"
+        wrong = read.judge(self._name(self._ever_held(call, hit)) for hit in hits)
+        self.require(wrong is None, call, "what a read may answer while the store changes", wrong)
+        for write in pending:
+            self._write_between_pages(write, filter, None)
+
+    @operation
+    def list_during_writes(
+        self, filter: MetaFilter, limit: int, writes: builtins.list[StoreItem | str]
+    ) -> None:
+        """List what `filter` admits while items are stored and forgotten between its
+        pages: the read ends, answers no item never held while it ran, and misses or
+        repeats items only as the writes allow (`conformance.fuzz.readings.PagedRead`)."""
+        scoped = self._scoped(filter)
+
+        def read_page(call: str, cursor: str | None) -> tuple[builtins.list[Hit], str | None]:
+            req = ListRequest(filter=scoped, limit=limit, cursor=cursor)
+            got = self.call(call, self.driver.list, req)
+            return got.items, got.next_cursor
+
+        what = f"list({_show(scoped)}) with writes between pages"
+        self._read_during_writes(what, limit, scoped, writes, read_page, complete=True)
+
+    @operation
+    def fetch_during_writes(
+        self,
+        mode: FetchMode,
+        query: str,
+        filter: MetaFilter,
+        limit: int,
+        writes: builtins.list[StoreItem | str],
+    ) -> None:
+        """Fetch while items are stored and forgotten between its pages: the read ends,
+        every hit was admitted and held while it ran, each page comes best first, and an
+        item comes twice at most once per item the writes added. An undeclared mode
+        makes only the writes."""
+        scoped = self._scoped(filter)
+        if mode not in self.modes:
+            for write in writes:
+                self._write_between_pages(write, scoped, None)
+            return
+
+        def read_page(call: str, cursor: str | None) -> tuple[builtins.list[Hit], str | None]:
+            req = FetchRequest(query=query, mode=mode, filter=scoped, limit=limit, cursor=cursor)
+            got = self.call(call, self.driver.fetch, req)
+            wrong = best_first([hit.score for hit in got.hits])
+            self.require(wrong is None, call, "each page best first", wrong)
+            return got.hits, got.next_cursor
+
+        what = f"fetch({query!r}, {mode.value}, {_show(scoped)}) with writes between pages"
+        self._read_during_writes(what, limit, scoped, writes, read_page, complete=False)
+
+    def _ever_held(self, call: str, hit: Hit) -> str:
+        """The fingerprint a hit names, an item this run stored (its contents checked when
+        the item is still held)."""
+        fp = self.fp_by_driver_id.get(hit.id)
+        if fp is None:
+            self.fail(call, "only ids of items this run stored", show(hit.id))
+        if fp in self.expected:
+            self._same_hit(call, fp, hit, listing=False)
+        return fp
 
     @operation
     def recall(self, question: str, filter: MetaFilter, limit: int) -> None:
-        """Recall: at most `limit` citations, each an admitted item of the same kind."""
+        """Recall: at most `limit` citations, each an admitted item of the same kind; when
+        an admitted item's text is the question itself, at least one citation and an
+        answer that is not blank. (Citing an item twice, as a store of chunks may, is
+        the engine's business.)"""
         scoped = self._scoped(filter)
         call = f"recall({question!r}, {_show(scoped)}, limit {limit})"
         answer = self.call(
@@ -587,6 +827,13 @@ class EngineDifferential(Differential):
                 f"citation of {self._name(fp)} with kind {want.value}",
                 str(citation.kind),
             )
+        if matchable(question) and any(self.expected[fp].text == question for fp in admitted):
+            self.require(
+                bool(answer.citations) and bool(answer.answer.strip()),
+                call,
+                "a citation and an answer, since an admitted item's text is the question",
+                f"{len(answer.citations)} citations, answer {show(answer.answer)}",
+            )
 
     @operation
     def get(self, handles: builtins.list[str], ghosts: int, reach: Reach | None) -> None:
@@ -607,39 +854,63 @@ class EngineDifferential(Differential):
             self._same_hit(call, fp, hit, listing=False)
 
     @operation
-    def explore(self, facet: Facet, filter: MetaFilter, limit: int = 500) -> None:
-        """Explore one facet: the oracle's buckets in its order (count descending, then
-        value ascending), cut at `limit`, with equal totals."""
+    def explore(
+        self, facet: Facet, filter: MetaFilter, limit: int = 500, scan_limit: int = 5000
+    ) -> None:
+        """Explore one facet: the facet echoed; the oracle's exact buckets in its order
+        (count descending, then value ascending), cut at `limit`, with its totals; or,
+        truncated at a `scan_limit` below what the filter admits, a part of them counted
+        (`conformance.fuzz.readings.explore_reading`)."""
         scoped = self._scoped(filter)
-        req = ExploreRequest(facet=facet, filter=scoped, limit=limit)
-        want = self.oracle.explore(req)
-        call = f"explore({facet.value}, {_show(scoped)}, limit {limit})"
+        exact = self.oracle.explore(
+            ExploreRequest(facet=facet, filter=scoped, limit=MAX_BUCKETS, scan_limit=MAX_SCAN_LIMIT)
+        )
+        req = ExploreRequest(facet=facet, filter=scoped, limit=limit, scan_limit=scan_limit)
+        scanned = "" if scan_limit == DEFAULT_SCAN_LIMIT else f", scan_limit {scan_limit}"
+        call = f"explore({facet.value}, {_show(scoped)}, limit {limit}{scanned})"
         got = self.call(call, self.driver.explore, req)
         self.require(got.facet == facet, call, f"facet {facet.value} echoed", str(got.facet))
-        for name in ("total", "missing", "more_buckets", "truncated"):
-            self.require(
-                getattr(got, name) == getattr(want, name),
-                call,
-                f"{name}={getattr(want, name)}",
-                f"{name}={getattr(got, name)}",
-            )
-        mine = [(b.value, b.count) for b in got.buckets]
-        theirs = [(b.value, b.count) for b in want.buckets]
-        self.require(
-            mine == theirs,
-            call,
-            f"the buckets {theirs} (count descending, ties by value)",
-            show(mine),
+        wrong = explore_reading(
+            exact_total=exact.total,
+            exact_missing=exact.missing,
+            exact_counts={b.value: b.count for b in exact.buckets},
+            scan_limit=scan_limit,
+            limit=limit,
+            total=got.total,
+            missing=got.missing,
+            buckets=[(b.value, b.count) for b in got.buckets],
+            more_buckets=got.more_buckets,
+            truncated=got.truncated,
         )
+        self.require(
+            wrong is None,
+            call,
+            "the counts of every admitted item (or, stopped at scan_limit, of a part of them)",
+            wrong,
+        )
+
+    @operation
+    def declarations(self) -> None:
+        """Between any two steps: the descriptor is the one read first, and the engine
+        serves (ok or degraded, never down)."""
+        call = "descriptor()"
+        got = self.call(call, self.driver.descriptor)
+        self.require(
+            got == self.descriptor,
+            call,
+            f"the descriptor read first ({show(self.descriptor)})",
+            show(got),
+        )
+        call = "health()"
+        health = self.call(call, self.driver.health)
+        self.require(health.is_serving(), call, "ok or degraded while serving", show(health))
 
     # -- malformed input ------------------------------------------------------------
 
     @operation
     def store_invalid(self, item: StoreItem) -> None:
         """Store a malformed item: `InvalidRequest`, and nothing written."""
-        stamped = item.model_copy(
-            update={"meta": item.meta.model_copy(update={"workspace": self.root})}
-        )
+        stamped = self._stamp(item)
         self._refused(
             "store(<malformed item>)",
             self.driver.store,
@@ -652,10 +923,7 @@ class EngineDifferential(Differential):
     def store_many_invalid(self, items: builtins.list[StoreItem], repeat: int = 1) -> None:
         """Store `items * repeat` in one batch when that is empty, over 100 items or holds a
         malformed item: `InvalidRequest`, and nothing of the batch written."""
-        batch = [
-            item.model_copy(update={"meta": item.meta.model_copy(update={"workspace": self.root})})
-            for item in items
-        ] * repeat
+        batch = [self._stamp(item) for item in items] * repeat
         self._refused(
             f"store_many(<{len(batch)} items>)",
             self.driver.store_many,

@@ -27,13 +27,26 @@ from conformance.engine import Facet, FetchMode, MetaFilter, Reach, StoreItem
 from conformance.engine.limits import MAX_STORE_MANY
 from conformance.fuzz.config import EngineFuzzConfig
 from conformance.fuzz.engine_differential import EngineDifferential
+from conformance.fuzz.engine_relatives import (
+    FILTER_FIELDS,
+    FILTER_RELATIONS_OF,
+    ITEM_FIELDS,
+    RELATIONS_OF,
+    filter_relative,
+)
 from conformance.fuzz.queries import QUERY_WAYS, QueryWay, query_from
+from conformance.fuzz.relatives import RELATIONS
 from conformance.fuzz.strategies import fetch_modes, invalid_engine_requests
 
 __all__ = ["EngineMachine", "engine_state_machine"]
 
 _SALTS = st.integers(0, 2**16)
 _PICKS = st.integers(0, 2**16)
+
+RELATIVE_CASES = ("store", "store", "list", "list", "get", "forget")
+"""What a relative step does: store or list twice as often as it gets or forgets."""
+ID_RELATIONS = tuple(RELATIONS)
+"""How an id's relative is made."""
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -129,13 +142,47 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
             limit: int,
         ) -> None:
             query = query_from(self.d.held_texts(), pick, way, free)
-            self.d.fetch(mode, query, filter, limit)
+            self.d.fetch(mode, query, filter, self._bounded(filter, limit))
 
         # Unfiltered, in small pages: ranked reads that cross pages.
         @rule(mode=fetch_modes(), pick=_PICKS, free=cfg.queries, limit=st.integers(1, 3))
         def fetch_pages(self, mode: FetchMode, pick: int, free: str, limit: int) -> None:
             query = query_from(self.d.held_texts(), pick, "word", free)
-            self.d.fetch(mode, query, MetaFilter(), limit)
+            self.d.fetch(mode, query, MetaFilter(), self._bounded(MetaFilter(), limit))
+
+        # Writes between the pages of one read: items stored, held ones forgotten.
+        @precondition(has_items)
+        @rule(
+            filter=cfg.filters,
+            limit=st.integers(1, 3),
+            writes=st.lists(cfg.items | handles, min_size=1, max_size=cfg.max_batch),
+        )
+        def list_during_writes(
+            self, filter: MetaFilter, limit: int, writes: list[StoreItem | str]
+        ) -> None:
+            self.d.list_during_writes(filter, self._bounded(filter, limit), writes)
+
+        @precondition(has_items)
+        @rule(
+            mode=fetch_modes(),
+            pick=_PICKS,
+            free=cfg.queries,
+            filter=cfg.filters,
+            limit=st.integers(1, 3),
+            writes=st.lists(cfg.items | handles, min_size=1, max_size=cfg.max_batch),
+        )
+        def fetch_during_writes(
+            self,
+            mode: FetchMode,
+            pick: int,
+            free: str,
+            filter: MetaFilter,
+            limit: int,
+            writes: list[StoreItem | str],
+        ) -> None:
+            query = query_from(self.d.held_texts(), pick, "word", free)
+            bounded = self._bounded(filter, limit)
+            self.d.fetch_during_writes(mode, query, filter, bounded, writes)
 
         @rule(
             pick=_PICKS,
@@ -162,9 +209,47 @@ def engine_state_machine(config: EngineFuzzConfig | None = None) -> type[EngineM
             asked = [*picked, picked[0]] if twice else picked
             self.d.get(asked, ghosts, reach)
 
-        @rule(facet=st.sampled_from(list(Facet)), filter=cfg.filters, limit=cfg.explore_limits)
-        def explore(self, facet: Facet, filter: MetaFilter, limit: int) -> None:
-            self.d.explore(facet, filter, limit)
+        @rule(
+            facet=st.sampled_from(list(Facet)),
+            filter=cfg.filters,
+            limit=cfg.explore_limits,
+            scan_limit=cfg.scan_limits,
+        )
+        def explore(self, facet: Facet, filter: MetaFilter, limit: int, scan_limit: int) -> None:
+            self.d.explore(facet, filter, limit, scan_limit)
+
+        @rule()
+        def declarations(self) -> None:
+            self.d.declarations()
+
+        # A relative of something held: the item with one field moved a little, a filter
+        # naming such a value, an id one character off. One rule, one rule's share.
+        @precondition(has_items)
+        @rule(
+            target=handles,
+            case=st.sampled_from(RELATIVE_CASES),
+            handle=handles,
+            field=_PICKS,
+            how=_PICKS,
+            limit=cfg.page_sizes,
+        )
+        def relative(self, case: str, handle: str, field: int, how: int, limit: int) -> Any:
+            if case == "store":
+                name = ITEM_FIELDS[field % len(ITEM_FIELDS)]
+                ways = RELATIONS_OF[name]
+                stored = self.d.store_relative(handle, name, ways[how % len(ways)])
+                return multiple() if stored is None else multiple(stored)
+            if case == "list":
+                name = FILTER_FIELDS[field % len(FILTER_FIELDS)]
+                ways = FILTER_RELATIONS_OF[name]
+                near = filter_relative(self.d.stamped[handle], name, ways[how % len(ways)])
+                bounded = self._bounded(near, limit) if near is not None else limit
+                self.d.list_relative(handle, name, ways[how % len(ways)], bounded)
+            elif case == "get":
+                self.d.get_relative(handle, ID_RELATIONS[how % len(ID_RELATIONS)])
+            else:
+                self.d.forget_relative(handle, ID_RELATIONS[how % len(ID_RELATIONS)])
+            return multiple()
 
         # The malformed inputs share one rule, so together they take one rule's share;
         # each case draws only its own arguments.

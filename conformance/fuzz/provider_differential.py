@@ -43,9 +43,18 @@ from conformance.fuzz.differential import (
     wire_taint,
 )
 from conformance.fuzz.document_differential import DocumentsDifferential
+from conformance.fuzz.readings import (
+    best_first,
+    contains_word,
+    exact_match_leads,
+    one_word,
+    word_count,
+)
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
     GLOBAL_NAMESPACE,
+    MANDATORY,
+    Capability,
     ExportRecord,
     Invalid,
     MemoryCategory,
@@ -136,6 +145,11 @@ class ProviderDifferential(DocumentsDifferential):
         """Every (namespace, key) whose write the driver accepted: what teardown forgets."""
         self.recalled: builtins.list[tuple[str | None, str, builtins.list[float]]] = []
         """Each recall's namespace spec, query and the scores the driver answered."""
+        self._last_call = ""
+        """The call of the last recall, named by a comparison of two recalls."""
+        self.declared: tuple[str, builtins.list[str]] | None = None
+        """The driver id and capabilities read by the first `declarations` step: a
+        provider's declaration holds for its whole life."""
 
     # -- names ----------------------------------------------------------------------
 
@@ -365,13 +379,49 @@ class ProviderDifferential(DocumentsDifferential):
         limit: int,
         category: MemoryCategory | None,
         min_score: float | None,
+        session_id: str | None = None,
     ) -> None:
         """Recall: at most `limit` current rows of the namespace asked (`global` when none),
-        each of `category` and scoring at least `min_score` when those are set."""
-        scores = self._recall_in(
-            None if spec is None else self.namespace(spec), query, limit, category, min_score
-        )
+        each once, best first where scored, each of `category` and `session_id` when those
+        are set. Unscored, it finds what any reading finds: `[]` for a blank query; for a
+        query of one word, `min(limit, matches)` rows; for a query that is a row's
+        content, that row first or tied with the first. With `min_score`, exactly the
+        hits of the same recall without it that score at least `min_score`."""
+        namespace = None if spec is None else self.namespace(spec)
+        if min_score is None:
+            hits = self._recall_in(namespace, query, limit, category, None, session_id)
+        else:
+            hits = self._recall_above(namespace, query, limit, category, min_score, session_id)
+        scores = [hit.score for hit in hits if hit.score is not None]
         self.recalled.append((spec, query, scores))
+
+    def _recall_above(
+        self,
+        namespace: str | None,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        min_score: float,
+        session_id: str | None,
+    ) -> builtins.list[MemoryEntry]:
+        """`min_score` both ways: the hits of the same recall without it that score at
+        least `min_score`, all of them (compared by score, so ties may trade places)."""
+        unbounded = self._recall_in(namespace, query, limit, category, None, session_id)
+        hits = self._recall_in(namespace, query, limit, category, min_score, session_id)
+        if all(hit.score is not None for hit in unbounded):
+            want = sorted(
+                (h.score for h in unbounded if h.score is not None and h.score >= min_score),
+                reverse=True,
+            )
+            got = sorted((h.score for h in hits if h.score is not None), reverse=True)
+            self.require(
+                got == want and len(got) == len(hits),
+                self._last_call,
+                f"the hits of the same recall without min_score that score at least "
+                f"{min_score!r}: scores {want}",
+                f"scores {got}" + ("" if len(got) == len(hits) else " and hits without a score"),
+            )
+        return hits
 
     def _recall_in(
         self,
@@ -380,13 +430,18 @@ class ProviderDifferential(DocumentsDifferential):
         limit: int,
         category: MemoryCategory | None,
         min_score: float | None,
-    ) -> builtins.list[float]:
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryEntry]:
+        """One recall held to what every reading answers; its hits."""
         searched = GLOBAL_NAMESPACE if namespace is None else namespace
-        opts = OwnedRecallOpts(namespace=namespace, category=category, min_score=min_score)
+        opts = OwnedRecallOpts(
+            namespace=namespace, category=category, session_id=session_id, min_score=min_score
+        )
         call = f"recall({query!r}, {limit}, {opts.model_dump(mode='json')}, None)"
         hits = self.call(call, self.driver.recall, query, limit, opts, None)
+        self._last_call = call
         self.require(len(hits) <= limit, call, f"at most {limit} hits", f"{len(hits)} hits")
-        scores: builtins.list[float] = []
+        seen: set[str] = set()
         for hit in hits:
             self.require(
                 hit.namespace == searched,
@@ -394,6 +449,8 @@ class ProviderDifferential(DocumentsDifferential):
                 f"hits from {searched!r} only",
                 f"a hit from {hit.namespace!r} (key {hit.key!r})",
             )
+            self.require(hit.key not in seen, call, "each entry once", f"{hit.key!r} again")
+            seen.add(hit.key)
             if not self._ours(hit.namespace, hit.key):
                 continue  # another writer's row in `global`
             row = self.oracle.get(searched, hit.key)
@@ -407,16 +464,102 @@ class ProviderDifferential(DocumentsDifferential):
                 self.require(
                     hit.category == category, call, f"hits of category {category}", show(_row(hit))
                 )
-            if hit.score is not None:
-                scores.append(hit.score)
-                if min_score is not None:
-                    self.require(
-                        hit.score >= min_score,
-                        call,
-                        f"no hit scoring below min_score {min_score!r}",
-                        f"{hit.key!r} scoring {hit.score!r}",
-                    )
-        return scores
+            if session_id is not None:
+                self.require(
+                    hit.session_id == session_id,
+                    call,
+                    f"hits of session {session_id!r}",
+                    show(_row(hit)),
+                )
+            if hit.score is not None and min_score is not None:
+                self.require(
+                    hit.score >= min_score,
+                    call,
+                    f"no hit scoring below min_score {min_score!r}",
+                    f"{hit.key!r} scoring {hit.score!r}",
+                )
+        wrong = best_first([hit.score for hit in hits if hit.score is not None])
+        self.require(wrong is None, call, "hits best first (scores never increasing)", wrong)
+        if min_score is None:
+            self._recall_finds(call, searched, query, limit, category, session_id, hits)
+        return builtins.list(hits)
+
+    def _recall_finds(
+        self,
+        call: str,
+        searched: str,
+        query: str,
+        limit: int,
+        category: MemoryCategory | None,
+        session_id: str | None,
+        hits: Sequence[MemoryEntry],
+    ) -> None:
+        """What every reading of recall finds: nothing for a blank query; `min(limit,
+        matches)` rows for one word that rows contain; the row that is the query first."""
+        if not query.strip():
+            self.require(not hits, call, "[] for a blank query", f"{len(hits)} hits")
+            return
+        rows = [
+            row
+            for row in self.oracle.list(searched, category, session_id)
+            if self._ours(row.namespace, row.key)
+        ]
+        if one_word(query):
+            matches = sum(1 for row in rows if contains_word(row.content, query))
+            self.require(
+                len(hits) >= min(limit, matches),
+                call,
+                f"min(limit, matches) = {min(limit, matches)} hits: {matches} rows of "
+                f"{searched!r} hold the word {query!r}",
+                f"{len(hits)} hits",
+            )
+        if one_word(query) and any(row.content == query for row in rows):
+            wrong = exact_match_leads(
+                [hit.score for hit in hits],
+                [hit.content == query for hit in hits],
+                [word_count(hit.content, query) == 1 for hit in hits],
+                limit,
+            )
+            self.require(
+                wrong is None,
+                call,
+                "the row whose content is the query word first, or outranked only by rows "
+                "holding the word more often",
+                wrong,
+            )
+
+    @operation
+    def declarations(self) -> None:
+        """Between any two steps: the driver id and capabilities are those read first,
+        the mandatory families are among them, each family is provided exactly when it
+        is advertised (as `audit_provider` holds), and the provider is usable."""
+        driver_id = self.call("driver_id()", self.driver.driver_id)
+        caps = self.call("capabilities()", self.driver.capabilities)
+        names = sorted(Capability(cap).value for cap in caps)
+        if self.declared is None:
+            self.declared = (driver_id, names)
+        self.require(
+            (driver_id, names) == self.declared,
+            "driver_id(), capabilities()",
+            f"the declaration read first: {show(self.declared)}",
+            show((driver_id, names)),
+        )
+        missing = [cap.value for cap in MANDATORY if cap.value not in names]
+        self.require(not missing, "capabilities()", "the mandatory families", f"missing {missing}")
+        dishonest = [
+            f"{cap.value} ({'advertised' if cap.value in names else 'not advertised'})"
+            for cap in Capability
+            if self.call(f"provides({cap.value})", self.driver.provides, cap)
+            != (cap.value in names)
+        ]
+        self.require(
+            not dishonest,
+            "provides(...) for every family",
+            "each family provided exactly when advertised",
+            ", ".join(dishonest),
+        )
+        health = self.call("health()", self.driver.health)
+        self.require(health.is_usable(), "health()", "ready or degraded while serving", str(health))
 
     @operation
     def recall_unsourced(self, spec: str, query: str) -> None:

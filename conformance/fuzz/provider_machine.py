@@ -207,6 +207,10 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         def namespaces(self) -> None:
             self.d.namespaces()
 
+        @rule()
+        def declarations(self) -> None:
+            self.d.declarations()
+
         @rule(
             spec=st.none() | spaces,
             pick=_PICKS,
@@ -214,6 +218,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             free=cfg.queries,
             limit=cfg.limits,
             category=_rarely(cfg.categories),
+            session_id=_rarely(cfg.session_ids),
+            blank=st.sampled_from(["", " ", None, None, None, None, None, None, None, None]),
         )
         def recall(
             self,
@@ -223,9 +229,14 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
             free: str,
             limit: int,
             category: MemoryCategory | None,
+            session_id: str | None,
+            blank: str | None,
         ) -> None:
-            query = query_from(self.d.held_contents(), pick, way, free)
-            self.d.recall(spec, query, limit, category, None)
+            # Now and then a blank query, which every reading answers with `[]`.
+            query = (
+                blank if blank is not None else query_from(self.d.held_contents(), pick, way, free)
+            )
+            self.d.recall(spec, query, limit, category, None, session_id)
 
         @rule(pick=_PICKS, way=st.sampled_from(SCORE_WAYS), limit=cfg.limits)
         def recall_above(self, pick: int, way: ScoreWay, limit: int) -> None:

@@ -93,10 +93,13 @@ FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
         (
             "items-and-fingerprints.md#fingerprint, "
             "engine-operations.md#store-replay, engine-operations.md#store-many, "
+            "engine-operations.md#descriptor, engine-operations.md#health, "
             "engine-operations.md#list, engine-operations.md#fetch, "
+            "engine-operations.md#fetch-best-first, "
             "engine-operations.md#recall, engine-operations.md#get, "
             "engine-operations.md#explore, engine-operations.md#forget-ids, "
             "engine-operations.md#forget-filter, cursors.md#cursor-progress, "
+            "cursors.md#writes-between-pages, "
             "errors.md#refusals-change-nothing, kit-choices.md#opaque-ids, "
             "kit-choices.md#retention-probe, kit-choices.md#isolation"
         ),
@@ -109,6 +112,9 @@ FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
             "provider-families.md#core-store, provider-families.md#core-round-trip, "
             "provider-families.md#core-forget, provider-families.md#core-list, "
             "provider-families.md#core-namespaces, provider-families.md#recall, "
+            "provider-families.md#recall-best-first, provider-families.md#recall-filters, "
+            "provider-families.md#recall-min-score, provider-families.md#capabilities, "
+            "provider-families.md#provider-health, "
             "provider-families.md#taint, provider-families.md#portability-import, "
             "provider-families.md#sections-preserved, provider-families.md#documents-family, "
             "kit-choices.md#document-ids, "

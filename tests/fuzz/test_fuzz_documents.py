@@ -14,6 +14,8 @@ from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.narrowing import narrow_provider
 from conformance.fuzz.session import FuzzSession
 from conformance.provider import (
+    MANDATORY,
+    Capabilities,
     DocumentListing,
     MemoryCategory,
     MemoryDocuments,
@@ -31,7 +33,10 @@ INTERNAL = MemoryTaint.INTERNAL
 
 
 class WithoutDocuments(ReferenceProvider):
-    """The reference provider without the optional family."""
+    """The reference provider without the optional family (nor its claim to it)."""
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(MANDATORY)
 
     def as_documents(self) -> MemoryDocuments | None:
         return None

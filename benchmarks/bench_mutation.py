@@ -1,0 +1,229 @@
+"""The kit's mutation score: what the checks and the fuzzer observe of faults nobody wrote.
+
+    python benchmarks/bench_mutation.py [--work DIR] [--children N] [--no-fuzz]
+                                        [--only GLOB ...] [--fuzz-seed N]
+
+mutmut (3.x) mutates a copy of the reference drivers (`reference_driver`: engine,
+provider, documents, scoring and sqlite), renamed `subject_driver`; the kit holds each
+mutant to its suite (phase 1), then holds the suite's survivors to every fuzz target at
+the default budget (phase 2). The oracle the fuzzer compares with is the unmutated
+`reference_driver`: only the subject is mutated, or fuzz would kill nothing.
+
+Why mutmut, not cosmic-ray: mutmut forks each mutant from a process that has already
+imported the kit, and runs only the tests that reach the mutated function (it records
+which once, before mutating), so a mutant costs the checks that call its function, not
+an interpreter start and the whole suite. On this 2-core machine that is the difference
+between an hour and a day. Its limits: it mutates code inside functions only (module
+constants are not mutated) and leaves decorated functions (`@property`, ...) alone.
+
+Prints the mutants made, killed by the suite, killed by suite + fuzz, the scores, and
+every survivor with its diff. `docs/mutation.md` holds the survivors judged equivalent,
+each with its reason; survivors listed there are counted apart, as equivalent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CHECKOUT = HERE.parent
+sys.path.insert(0, str(CHECKOUT))
+
+SUBJECT = "subject_driver"
+EQUIVALENTS = CHECKOUT / "docs" / "mutation.md"
+# mutmut's exit-code classes (mutmut.stats.status_by_exit_code), the ones that matter here.
+KILLED_CODES = {1, 3, 36, -24, 24, 152, 255, -11, -9}
+SURVIVED_CODES = {0}
+NO_TESTS_CODES = {5, 33}
+
+
+def copy_subject(work: Path) -> None:
+    """`reference_driver` copied to `work/subject_driver`, its own imports renamed."""
+    target = work / SUBJECT
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        CHECKOUT / "reference_driver", target, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for path in target.rglob("*.py"):
+        text = path.read_text()
+        renamed = re.sub(r"\breference_driver\b", SUBJECT, text)
+        if renamed != text:
+            path.write_text(renamed)
+
+
+def stage(work: Path, phase: str, only: Sequence[str]) -> None:
+    """A folder mutmut runs in: the subject, the tests, and mutmut's configuration."""
+    work.mkdir(parents=True, exist_ok=True)
+    copy_subject(work)
+    tests = work / "tests"
+    tests.mkdir(exist_ok=True)
+    shutil.copy(HERE / "mutation_subject.py", tests / "test_subject.py")
+    only_mutate = ", ".join(json.dumps(f"{SUBJECT}/{glob}") for glob in only)
+    (work / "pyproject.toml").write_text(
+        "[tool.mutmut]\n"
+        f'source_paths = ["{SUBJECT}"]\n'
+        'pytest_add_cli_args_test_selection = ["tests/"]\n'
+        "# The kit is installed; a stray conftest or rootdir setting must not load it twice.\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:tinymemory"]\n'
+        + (f"only_mutate = [{only_mutate}]\n" if only else "")
+        + f"# phase: {phase}\n"
+    )
+
+
+def write_baseline(work: Path) -> dict[str, dict[str, str]]:
+    """Every check's outcome on the unmutated copy, for the tests to compare with."""
+    sys.path.insert(0, str(work))
+    sys.path.insert(0, str(work / "tests"))
+    try:
+        import test_subject as subject_tests  # type: ignore[import-not-found]
+
+        baseline: dict[str, dict[str, str]] = {}
+        for name, subject in subject_tests.SUBJECTS.items():
+            from conformance.checks.catalogue import checks_for
+
+            for chk in checks_for(subject.profile):
+                outcome, _ = subject_tests.check_outcome(name, chk.id)
+                baseline.setdefault(name, {})[chk.id] = outcome
+    finally:
+        sys.path.remove(str(work))
+        sys.path.remove(str(work / "tests"))
+    (work / "tests" / "baseline.json").write_text(json.dumps(baseline, indent=1, sort_keys=True))
+    return baseline
+
+
+def run_mutmut(work: Path, phase: str, children: int, names: Iterable[str] = ()) -> float:
+    """`mutmut run` in `work` for one phase; the seconds it took."""
+    # The kit of this checkout, whatever else is installed: a run reads one version of it.
+    path = os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "MUTATION_PHASE": phase, "PYTHONPATH": path}
+    started = time.perf_counter()
+    command = ["mutmut", "run", "--max-children", str(children), *names]
+    done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    (work / f"mutmut-{phase}.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).strip().splitlines()[-20:]
+        raise SystemExit(f"mutmut run ({phase}) failed:\n" + "\n".join(tail))
+    return time.perf_counter() - started
+
+
+def results(work: Path) -> dict[str, int | None]:
+    """Every mutant's exit code, from mutmut's meta files."""
+    codes: dict[str, int | None] = {}
+    for meta in (work / "mutants").rglob("*.py.meta"):
+        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
+    return codes
+
+
+def mutant_diff(work: Path, name: str) -> str:
+    """The mutant's diff, as `mutmut show` prints it."""
+    shown = subprocess.run(
+        ["mutmut", "show", name], cwd=work, capture_output=True, text=True, check=False
+    )
+    lines = [
+        line
+        for line in shown.stdout.splitlines()
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
+    return " / ".join(line.strip() for line in lines)
+
+
+def equivalents() -> dict[str, str]:
+    """The survivors judged equivalent (`docs/mutation.md`): name to reason."""
+    if not EQUIVALENTS.exists():
+        return {}
+    table: dict[str, str] = {}
+    for line in EQUIVALENTS.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].startswith("`" + SUBJECT):
+            table[cells[0].strip("`")] = cells[-1]
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, default=CHECKOUT / "build" / "mutation")
+    parser.add_argument("--children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--no-fuzz", action="store_true", help="phase 1 only")
+    parser.add_argument(
+        "--only", nargs="*", default=[], help="files to mutate, globs under reference_driver/"
+    )
+    parser.add_argument("--fuzz-seed", type=int, default=20261202)
+    args = parser.parse_args(argv)
+    os.environ["MUTATION_FUZZ_SEED"] = str(args.fuzz_seed)
+
+    suite_dir, fuzz_dir = args.work / "suite", args.work / "fuzz"
+    for folder in (suite_dir, fuzz_dir):
+        if folder.exists():
+            shutil.rmtree(folder)
+    stage(suite_dir, "suite", args.only)
+    started = time.perf_counter()
+    write_baseline(suite_dir)
+    baseline_seconds = time.perf_counter() - started
+    suite_seconds = run_mutmut(suite_dir, "suite", args.children)
+    suite_codes = results(suite_dir)
+
+    made = len(suite_codes)
+    no_tests = sorted(n for n, c in suite_codes.items() if c in NO_TESTS_CODES)
+    by_suite = {n for n, c in suite_codes.items() if c in KILLED_CODES}
+    left = sorted(n for n in suite_codes if n not in by_suite and n not in no_tests)
+    other = Counter(suite_codes[n] for n in left if suite_codes[n] not in SURVIVED_CODES)
+
+    by_fuzz: set[str] = set()
+    fuzz_seconds = 0.0
+    if left and not args.no_fuzz:
+        stage(fuzz_dir, "fuzz", args.only)
+        shutil.copy(suite_dir / "tests" / "baseline.json", fuzz_dir / "tests" / "baseline.json")
+        fuzz_seconds = run_mutmut(fuzz_dir, "fuzz", args.children, left)
+        fuzz_codes = results(fuzz_dir)
+        by_fuzz = {n for n in left if fuzz_codes.get(n) in KILLED_CODES}
+
+    survivors = [n for n in left if n not in by_fuzz]
+    known = equivalents()
+    equivalent = [n for n in survivors if n in known]
+    unexplained = [n for n in survivors if n not in known]
+    scored = made - len(equivalent) - len(no_tests)
+
+    def share(killed: int) -> str:
+        return f"{killed / scored:.1%}" if scored else "n/a"
+
+    print(f"mutants made: {made} (mutmut {mutmut_version()}, files: {args.only or 'all'})")
+    print(f"  reached by no check (no tests): {len(no_tests)}")
+    print(f"  equivalent (docs/mutation.md): {len(equivalent)}")
+    print(f"  scored: {scored}")
+    print(f"killed by the suite: {len(by_suite)} ({share(len(by_suite))})")
+    if not args.no_fuzz:
+        both = len(by_suite) + len(by_fuzz)
+        print(f"killed by suite + fuzz (seed {args.fuzz_seed}): {both} ({share(both)})")
+    print(f"survivors not explained: {len(unexplained)}")
+    if other:
+        print(f"  (exit codes other than survived among them: {dict(other)})")
+    print(
+        f"time: baseline {baseline_seconds:.0f} s, suite phase {suite_seconds:.0f} s, "
+        f"fuzz phase {fuzz_seconds:.0f} s, {args.children} children"
+    )
+    for name in no_tests:
+        print(f"NO TESTS  {name}: {mutant_diff(suite_dir, name)}")
+    for name in unexplained:
+        print(f"SURVIVED  {name}: {mutant_diff(suite_dir, name)}")
+    return 0
+
+
+def mutmut_version() -> str:
+    from importlib.metadata import version
+
+    return version("mutmut")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
