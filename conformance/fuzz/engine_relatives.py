@@ -64,7 +64,15 @@ _STRINGS: Final = (
     "thread_id",
     "agent_id",
 )
-_NAMESPACE_WAYS: Final = ("parent", "child", "prefix", "extension", "case-twin", "upper")
+_NAMESPACE_WAYS: Final = (
+    "parent",
+    "child",
+    "prefix",
+    "extension",
+    "case-twin",
+    "upper",
+    "separator-twin",
+)
 
 _SCALARS: Final = (*_STRINGS, "source_id", "tag", "tool_call")
 

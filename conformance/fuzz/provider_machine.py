@@ -36,6 +36,7 @@ from conformance.fuzz.queries import (
     min_score_from,
     query_from,
 )
+from conformance.fuzz.relatives import RELATIONS
 from conformance.fuzz.strategies import taints
 from conformance.provider import GLOBAL_NAMESPACE, MemoryCategory, MemoryTaint
 
@@ -43,6 +44,10 @@ __all__ = ["ProviderMachine", "provider_state_machine"]
 
 _SALTS = st.integers(0, 2**16)
 _PICKS = st.integers(0, 2**16)
+
+RELATIVE_CASES = ("key-store", "key-get", "key-forget", "content", "namespace", "namespace-list")
+"""What a relative step does: write, read or forget a key beside a held one; write a
+content beside a held one; write to, or list, a namespace beside a held one."""
 
 DOCUMENT_CASES = (
     *("put",) * 6,
@@ -124,7 +129,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
     )
     hows = st.sampled_from(("held", "cut", "drawn"))
     keys = cfg.keys if cfg.keys is not None else near_miss_keys()
-    edges = ["unsourced", "malformed", "invalid_namespace"]
+    edges = ["unsourced", "malformed", "invalid_namespace", "declarations"]
     if cfg.portability:
         edges += ["foreign_cursor", "export"]
 
@@ -207,9 +212,54 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         def namespaces(self) -> None:
             self.d.namespaces()
 
-        @rule()
-        def declarations(self) -> None:
-            self.d.declarations()
+        # A relative of something held: a key, a namespace or a content one character,
+        # one case or one normal form off. One rule, one rule's share of steps.
+        @rule(
+            target=spaces,
+            case=st.sampled_from(RELATIVE_CASES),
+            spec=spaces,
+            pick=_PICKS,
+            how=st.sampled_from(list(RELATIONS)),
+            key=keys,
+            content=cfg.contents,
+            category=cfg.categories,
+            taint=taints(),
+        )
+        def relative(
+            self,
+            case: str,
+            spec: str,
+            pick: int,
+            how: str,
+            key: str,
+            content: str,
+            category: MemoryCategory,
+            taint: MemoryTaint,
+        ) -> Any:
+            if case.startswith("key"):
+                near = self.d.relative_key(spec, pick, how)
+                if near is None:
+                    return multiple()
+                if case == "key-store":
+                    self.d.store(spec, near, content, category, None, taint)
+                elif case == "key-get":
+                    self.d.get(spec, near)
+                else:
+                    self.d.forget(spec, near)
+                return multiple()
+            if case == "content":
+                text = self.d.relative_content(pick, how)
+                if text is not None:
+                    self.d.store(spec, key, text, category, None, taint)
+                return multiple()
+            beside = self.d.relative_spec(spec, how)
+            if beside is None:
+                return multiple()
+            if case == "namespace-list":
+                self.d.list_entries(beside, None, None)
+                return multiple()
+            self.d.store(beside, key, content, category, None, taint)
+            return multiple(beside)
 
         @rule(
             spec=st.none() | spaces,
@@ -275,6 +325,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 self.d.recall_malformed(None if spec == GLOBAL_NAMESPACE else spec)
             elif case == "invalid_namespace":
                 self.d.store_invalid_namespace(bad)
+            elif case == "declarations":
+                self.d.declarations()
             else:
                 self.d.export_foreign_cursor()
 

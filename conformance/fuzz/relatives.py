@@ -4,7 +4,8 @@ Stores break where two values almost agree, and which values almost agree depend
 the value held, not on a pool written in advance: a prefix or an extension of it (a
 `LIKE 'k1%'`, a path matched as a string), its case twin (a case-insensitive collation),
 its other Unicode normalisation (a store that normalises keys or texts to NFC, or
-compares them NFKC-folded), and whitespace around it (a store that trims). `relatives`
+compares them NFKC-folded), a separator swapped for one a sanitiser maps alike (`a.b`
+beside `a_b`), and whitespace around it (a store that trims). `relatives`
 makes them from any value, so the machines can ask about the values they hold.
 
 Each relative is a different string from the value (a store must keep both apart, or
@@ -60,6 +61,18 @@ def _compat(value: str) -> str:
     return value + "\uff10"
 
 
+_SEPARATOR_TWINS: Final = {".": "_", "_": ".", "-": "_", "@": ".", "+": "-", ":": "."}
+
+
+def _separator_twin(value: str) -> str:
+    # The first separator swapped for another a sanitiser maps alike (`a.b` and `a_b`
+    # share a file name once `.` becomes `_`).
+    for at, ch in enumerate(value):
+        if ch in _SEPARATOR_TWINS:
+            return value[:at] + _SEPARATOR_TWINS[ch] + value[at + 1 :]
+    return value
+
+
 def _padded(value: str) -> str:
     return f" {value}"
 
@@ -81,13 +94,14 @@ RELATIONS: Final[dict[str, Callable[[str], str]]] = {
     "nfd": _nfd,
     "nfc": _nfc,
     "compatibility": _compat,
+    "separator-twin": _separator_twin,
     "leading-space": _padded,
     "trailing-newline": _trailing,
     "zero-width": _zero_width,
 }
 """Every way a relative is made, by name (the name is what a step logs)."""
 
-_SEGMENT_RELATIONS: Final = ("prefix", "extension", "case-twin", "upper")
+_SEGMENT_RELATIONS: Final = ("prefix", "extension", "case-twin", "upper", "separator-twin")
 _SEGMENT_ALPHABET: Final = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 )

@@ -35,8 +35,10 @@ from conformance.engine import (
 from conformance.engine.limits import MAX_SCAN_LIMIT
 from conformance.provider import (
     GLOBAL_NAMESPACE,
+    MemoryCategory,
     MemoryEntry,
     MemoryHealth,
+    MemoryTaint,
     OwnedRecallOpts,
     SourceScope,
 )
@@ -299,3 +301,63 @@ class StoresTextsAsNFC(ReferenceEngine):
 
 RELATIVE_ENGINE_FAULTS = (IdsIgnoreCase, ForgetsIdsByPrefix, StoresTextsAsNFC)
 """Engine faults only relatives of held values show (issue 21)."""
+
+
+class KeysIgnoreCase(ReferenceProvider):
+    """Looks keys up through a case-insensitive collation: `get` of a key's case twin
+    answers the entry (and answers it under the held key)."""
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        for entry in super().list(namespace, None, None):
+            if entry.key.casefold() == key.casefold():
+                return entry
+        return None
+
+
+class TrimsKeys(ReferenceProvider):
+    """Strips whitespace from keys on the way in: ` k` and `k` are one entry."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(namespace, key.strip() or key, content, category, session_id, taint)
+
+
+class NamespacesShareAnAddress(ReferenceProvider):
+    """Keeps entries under the namespace's sanitised address (`.`, `@`, `+`, `:` as `_`),
+    not its name: `a.b` and `a_b` are one namespace, reported under the last name written."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        address = _address(namespace)
+        for held in [e for e in self.list(None, None, None) if e.key == key]:
+            if held.namespace != namespace and _address(held.namespace or "") == address:
+                super().forget(held.namespace or "", key)
+        super().store(namespace, key, content, category, session_id, taint)
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        for entry in self.list(None, None, None):
+            if entry.key == key and _address(entry.namespace or "") == _address(namespace):
+                return entry
+        return None
+
+
+def _address(namespace: str) -> str:
+    return "".join("_" if ch in ".@+:" else ch for ch in namespace)
+
+
+RELATIVE_PROVIDER_FAULTS = (KeysIgnoreCase, TrimsKeys, NamespacesShareAnAddress)
+"""Provider faults only relatives of held values show (issue 21)."""

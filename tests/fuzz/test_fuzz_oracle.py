@@ -194,6 +194,22 @@ def _provider_declarations(m: Any) -> None:
     m.declarations()
 
 
+def _provider_relatives(m: Any) -> None:
+    spec = "~/n.s"
+    m.store_bulk(spec, "k", 4, 419)
+    for how in ("case-twin", "leading-space", "trailing-newline", "nfd", "prefix", "extension"):
+        key = m.relative_key(spec, 1, how)
+        m.store(spec, key, f"beside, {how}", MemoryCategory.CORE, None, MemoryTaint.INTERNAL)
+        m.get(spec, key.swapcase())
+    twin = m.relative_spec(spec, "separator-twin")
+    assert twin == "~/n_s"
+    m.store(twin, "k1", "in the twin", MemoryCategory.DAILY, None, MemoryTaint.INTERNAL)
+    m.list_entries(spec, None, None)
+    m.get(twin, "k1")
+    content = m.relative_content(0, "nfd")
+    m.store(spec, "decomposed", content, MemoryCategory.CORE, None, MemoryTaint.INTERNAL)
+
+
 PROVIDER_CASES: list[tuple[type, Program, str]] = [
     (faults.RecallWorstFirst, _recall_ranked, "hits best first"),
     (faults.RecallRepeatsItsBest, _recall_ranked, "each entry once"),
@@ -202,6 +218,9 @@ PROVIDER_CASES: list[tuple[type, Program, str]] = [
     (faults.RecallPagesAtFive, _recall_many, "min(limit, matches) = 30 hits"),
     (faults.BlankQueryListsTheNamespace, _recall_blank, "[] for a blank query"),
     (faults.DownPastFortyRows, _provider_declarations, "ready or degraded while serving"),
+    (faults.KeysIgnoreCase, _provider_relatives, "beside, case-twin"),
+    (faults.TrimsKeys, _provider_relatives, "beside, leading-space"),
+    (faults.NamespacesShareAnAddress, _provider_relatives, "missing: ('~/n.s', 'k1'"),
 ]
 
 
