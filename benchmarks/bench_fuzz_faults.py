@@ -11,7 +11,9 @@ an export cursor that skips at a page boundary, a namespace or key matched as a 
 (issue 21: a whole fetch worst first, list cursors that restart or lose their place when
 written between pages, explores that misreport a scan limit, health down past a size, a
 recall silent on a held text, worst first, repeating a hit, ignoring a session, holding
-`min_score` to another scale, stopping at five, answering a blank query) is fuzzed at
+`min_score` to another scale, stopping at five, answering a blank query; ids, keys and
+texts folded by case, prefix, whitespace or normal form; namespaces sharing an address;
+imports that count silently; an export that restarts after a write) is fuzzed at
 the default budget under each seed; the table gives the time to the first failure (the
 search alone, before replaying and shrinking) and the program it came in (`2.1s/3`), or
 `MISSED`, with the median time per driver. Then the reference,
@@ -42,7 +44,13 @@ from reference_driver.engine import ReferenceEngine
 from reference_driver.provider import ReferenceProvider
 from tests.async_wrappers import AsyncEngineOver
 from tests.fuzz.engine_faults import ISSUE_13_ENGINE_FAULTS
-from tests.fuzz.oracle_faults import ORACLE_ENGINE_FAULTS, ORACLE_PROVIDER_FAULTS
+from tests.fuzz.oracle_faults import (
+    ORACLE_ENGINE_FAULTS,
+    ORACLE_PROVIDER_FAULTS,
+    PORTABILITY_FAULTS,
+    RELATIVE_ENGINE_FAULTS,
+    RELATIVE_PROVIDER_FAULTS,
+)
 from tests.fuzz.provider_faults import ISSUE_13_PROVIDER_FAULTS
 from tests.plugins.plugin_drivers import AsyncReference
 
@@ -83,9 +91,14 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     only = {name for name in args.only.split(",") if name}
-    faults = [(ENGINE_TARGET, f) for f in (*ISSUE_13_ENGINE_FAULTS, *ORACLE_ENGINE_FAULTS)] + [
-        (PROVIDER_TARGET, f) for f in (*ISSUE_13_PROVIDER_FAULTS, *ORACLE_PROVIDER_FAULTS)
-    ]
+    engine = (*ISSUE_13_ENGINE_FAULTS, *ORACLE_ENGINE_FAULTS, *RELATIVE_ENGINE_FAULTS)
+    provider = (
+        *ISSUE_13_PROVIDER_FAULTS,
+        *ORACLE_PROVIDER_FAULTS,
+        *RELATIVE_PROVIDER_FAULTS,
+        *PORTABILITY_FAULTS,
+    )
+    faults = [(ENGINE_TARGET, f) for f in engine] + [(PROVIDER_TARGET, f) for f in provider]
     missed = 0
     print(
         f"{'broken driver':<30}{'profile':<9}"

@@ -16,7 +16,7 @@ from typing import Final
 
 from hypothesis import strategies as st
 
-from conformance.engine import MetaFilter, Namespace, Reach, SegmentKind, StoreItem
+from conformance.engine import MetaFilter, Namespace, Reach, SegmentKind, StoreItem, Timestamp
 from conformance.engine.limits import DEFAULT_SCAN_LIMIT, MAX_BUCKETS, MAX_STORE_MANY
 from conformance.fuzz import pools
 from conformance.fuzz import strategies as fs
@@ -48,17 +48,37 @@ def _values() -> st.SearchStrategy[str]:
 
 def _nodes() -> st.SearchStrategy[Namespace]:
     # Mostly the pool's prefix siblings and deep chains; sometimes any node of the same
-    # ids, so the machines are not limited to the pool's shapes.
+    # ids, so the machines are not limited to the pool's shapes; now and then any node
+    # the contract admits (every segment kind, 8 deep, ids of 128 characters).
     drawn = fs.engine_namespaces(
         kinds=(SegmentKind.AGENT, SegmentKind.TEAM),
         ids=st.sampled_from(pools.SEGMENT_IDS),
         max_depth=4,
     )
-    return st.sampled_from(pools.ENGINE_NODES) | drawn
+    return st.one_of(
+        st.sampled_from(pools.ENGINE_NODES),
+        st.sampled_from(pools.ENGINE_NODES),
+        drawn,
+        fs.engine_namespaces(),
+    )
 
 
 def _texts() -> st.SearchStrategy[str]:
-    return fs.word_texts() | fs.non_blank_texts(max_size=12)
+    # Words (so queries hit), any Unicode, and one text in six long.
+    return st.one_of(
+        fs.word_texts(),
+        fs.word_texts(),
+        fs.non_blank_texts(max_size=12),
+        fs.non_blank_texts(max_size=12),
+        fs.long_texts(),
+        fs.word_texts(min_words=2, max_words=8),
+    )
+
+
+def _moments() -> st.SearchStrategy[Timestamp]:
+    # The pool's instants beside the window bounds, and any instant of the contract's
+    # whole range (its edges most of all).
+    return st.sampled_from(pools.MOMENTS) | fs.timestamps()
 
 
 def _items(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[StoreItem]:
@@ -66,7 +86,7 @@ def _items(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[Stor
         namespaces=_nodes(),
         values=_values(),
         tags=st.sampled_from(pools.TAGS),
-        moments=st.sampled_from(pools.MOMENTS),
+        moments=_moments(),
         folders=st.sampled_from(pools.FOLDERS),
         file_paths=st.sampled_from(pools.FILE_PATHS),
         source_ids=st.sampled_from(pools.SOURCE_IDS),
@@ -90,7 +110,7 @@ def _filters() -> st.SearchStrategy[MetaFilter]:
         reaches=st.none() | _reaches(),
         values=_values(),
         tags=st.sampled_from(pools.TAGS),
-        moments=st.sampled_from(pools.BOUNDS),
+        moments=st.sampled_from(pools.BOUNDS) | fs.timestamps(),
         folders=st.sampled_from(pools.FOLDER_FILTERS),
         file_paths=st.sampled_from(pools.FILE_PATH_FILTERS),
         source_ids=st.sampled_from(pools.SOURCE_IDS),
@@ -164,21 +184,41 @@ class EngineFuzzConfig:
 
 
 def near_miss_namespaces(
-    specs: Sequence[str] = pools.PROVIDER_SPECS, scope_alphabet: str = "ab.-_"
+    specs: Sequence[str] = pools.PROVIDER_SPECS,
+    scope_alphabet: str = "ab.-_",
+    *,
+    whole: bool = True,
 ) -> st.SearchStrategy[str]:
     """Namespace specs: the near-miss pool `specs`, or now and then one made of short
-    segments of `scope_alphabet` (up to three deep) under the run root."""
+    segments of `scope_alphabet` (up to three deep) under the run root, or (`whole`) one
+    of the contract's whole alphabet, empty and `.` segments, custom sections and
+    lengths near the limit included."""
     made = fs.provider_namespaces(
         prefix=ROOT_PLACEHOLDER, max_segments=3, max_segment_size=3, scope_alphabet=scope_alphabet
     )
-    return st.sampled_from(list(specs)) | made
+    options = [st.sampled_from(list(specs)), st.sampled_from(list(specs)), made]
+    if whole:
+        options.append(fs.whole_provider_namespaces(prefix=ROOT_PLACEHOLDER))
+    return st.one_of(options)
 
 
 def near_miss_keys(
-    keys: Sequence[str] = pools.KEYS, alphabet: str = fs.DEFAULT_KEY_ALPHABET, max_size: int = 6
+    keys: Sequence[str] = pools.KEYS,
+    alphabet: str = fs.DEFAULT_KEY_ALPHABET,
+    max_size: int = 6,
+    *,
+    whole: bool = True,
 ) -> st.SearchStrategy[str]:
-    """Entry keys: the near-miss pool `keys`, or one drawn from `alphabet`."""
-    return st.sampled_from(list(keys)) | fs.provider_keys(alphabet=alphabet, max_size=max_size)
+    """Entry keys: the near-miss pool `keys`, or one drawn from `alphabet`, or (`whole`)
+    any non-blank Unicode key, long ones included (the contract takes them all)."""
+    options = [
+        st.sampled_from(list(keys)),
+        st.sampled_from(list(keys)),
+        fs.provider_keys(alphabet=alphabet, max_size=max_size),
+    ]
+    if whole:
+        options += [fs.non_blank_texts(max_size=16), fs.long_texts(least=100, most=1_000)]
+    return st.one_of(options)
 
 
 @dataclass(frozen=True)
@@ -206,7 +246,7 @@ class ProviderFuzzConfig:
     )
     """Prefixes of bulk keys (`<prefix>0`, `<prefix>1`, ...)."""
     contents: st.SearchStrategy[str] = field(
-        default_factory=lambda: fs.provider_contents(max_size=16)
+        default_factory=lambda: fs.provider_contents(max_size=16) | fs.long_texts()
     )
     """Entry contents of single writes."""
     categories: st.SearchStrategy[MemoryCategory] = field(default_factory=fs.categories)

@@ -194,14 +194,19 @@ def narrow_provider(
     clean = text_cleaner(constraints)
     query = _non_blank(clean)
     scope_alphabet = "".join(c for c in "ab.-_" if admits_spec(f"{ROOT_PLACEHOLDER}/{c}a"))
+    # The whole domain's names only where no declared limit would filter most of them out.
+    whole_names = not rules
+    whole_keys = not key_rules and constraints.non_ascii and constraints.control_characters
     namespaces = (
-        near_miss_namespaces(specs or [f"{ROOT_PLACEHOLDER}/a"], scope_alphabet or "a")
+        near_miss_namespaces(
+            specs or [f"{ROOT_PLACEHOLDER}/a"], scope_alphabet or "a", whole=whole_names
+        )
         if config.namespaces is None
         else config.namespaces
     ).filter(admits_spec)
     most = min(6, constraints.max_key_length or 6)
     made_keys = (
-        near_miss_keys(keys or ["k"], key_alphabet or "k", most)
+        near_miss_keys(keys or ["k"], key_alphabet or "k", most, whole=whole_keys)
         if config.keys is None
         else config.keys
     ).filter(constraints.admits_key)

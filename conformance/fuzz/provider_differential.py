@@ -44,6 +44,7 @@ from conformance.fuzz.differential import (
 )
 from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.readings import (
+    PagedRead,
     best_first,
     contains_word,
     exact_match_leads,
@@ -53,6 +54,7 @@ from conformance.fuzz.readings import (
 from conformance.fuzz.relatives import relative
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
+    ENTRY_KIND,
     GLOBAL_NAMESPACE,
     MANDATORY,
     Capability,
@@ -130,6 +132,8 @@ class ProviderDifferential(DocumentsDifferential):
             "store_bulk",
             "forget",
             "export_import",
+            "import_mixed",
+            "export_during_writes",
             "store_invalid_namespace",
             "put_document",
             "put_documents",
@@ -779,6 +783,144 @@ class ProviderDifferential(DocumentsDifferential):
         )
         self.oracle.import_records(theirs)
         self._namespace_agrees(namespace, call, "the exported rows back, taint included")
+
+    @operation
+    def import_mixed(self, spec: str, prefix: str, count: int, salt: int, bad: int) -> None:
+        """Import `count` entry records the kit wrote itself (kind `"entry"`, the payload
+        the contract pins: key, content, category, session, timestamp) into the namespace
+        of `spec`, with `bad` records among them that no store can write (a payload
+        without a key): the good ones are imported with their own taint (or skipped as
+        already held), the bad ones counted in `failed` with a reason, and nothing else
+        changes."""
+        namespace = self.namespace(spec)
+        entries = bulk_entries(prefix, count, salt, fit=self.fit)
+        keys = [self.key(namespace, entry.key) for entry in entries]
+        good = [
+            ExportRecord(
+                kind=ENTRY_KIND,
+                id=f"{self.marker}-import-{n}",
+                namespace=namespace,
+                taint=entry.taint,
+                payload={
+                    "key": key,
+                    "content": entry.content,
+                    "category": str(entry.category),
+                    "session_id": entry.session_id,
+                    "timestamp": "2025-01-01T00:00:00Z",
+                },
+            )
+            for n, (entry, key) in enumerate(zip(entries, keys, strict=True))
+        ]
+        broken = [
+            ExportRecord(
+                kind=ENTRY_KIND,
+                id=f"{self.marker}-keyless-{n}",
+                namespace=namespace,
+                taint=MemoryTaint.INTERNAL,
+                payload={"content": "a record without a key", "category": "core"},
+            )
+            for n in range(bad)
+        ]
+        batch = builtins.list(good)
+        for n, record in enumerate(broken):
+            batch.insert((salt + 7 * n) % (len(batch) + 1), record)
+        call = f"import_records(<{len(good)} records written by the kit, {bad} without a key>)"
+        outcome = self.call(call, self.driver.import_records, batch)
+        self.written.update((namespace, key) for key in keys)
+        if good:
+            self.spaces.add(namespace)
+        self.oracle.import_records(good)
+        self.require(
+            outcome.imported + outcome.skipped == len(good) and outcome.failed == bad,
+            call,
+            f"imported + skipped = {len(good)}, failed = {bad}",
+            f"imported {outcome.imported}, skipped {outcome.skipped}, failed {outcome.failed}",
+        )
+        self.require(
+            bool(outcome.errors) == bool(bad),
+            call,
+            "a reason for each failure" if bad else "no errors",
+            show(outcome.errors),
+        )
+        self._namespace_agrees(namespace, call, "the imported rows, each with its own taint")
+
+    @operation
+    def export_during_writes(
+        self, page: int, writes: builtins.list[tuple[str, str, str | None]]
+    ) -> None:
+        """Export `page` records at a time while entries are stored or forgotten between
+        the pages (`(spec, key, content)`; no content forgets): the export ends, and its
+        entry records (read by the key their payload pins) miss or repeat the run's rows
+        only as the writes allow (`conformance.fuzz.readings.PagedRead`; an upsert may
+        move a row, so it counts as one leaving and one entering)."""
+        rows = {
+            f"{row.namespace}|{row.key}"
+            for row in self.oracle.list(None, None, None)
+            if row.namespace != GLOBAL_NAMESPACE
+        }
+        read = PagedRead(before=rows, entered=set(), left=set())
+        pending = builtins.list(writes)
+        records: builtins.list[ExportRecord] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        call = "export_page"
+        for _ in range(MAX_PAGES):
+            call = f"export_page({cursor!r}, {page}) with writes between pages"
+            got = self.call(call, self.driver.export_page, cursor, page)
+            records.extend(got.records)
+            if got.next_cursor is None:
+                break
+            self.require(
+                got.next_cursor not in seen,
+                call,
+                "a cursor never issued before",
+                f"the cursor {got.next_cursor!r} again",
+            )
+            seen.add(got.next_cursor)
+            cursor = got.next_cursor
+            if pending:
+                self._export_write(read, *pending.pop(0))
+        else:
+            self.fail(call, f"an export that ends within {MAX_PAGES} pages", "a cursor every page")
+        answered = [
+            f"{record.namespace}|{record.payload['key']}"
+            for record in records
+            if record.kind == ENTRY_KIND
+            and isinstance(record.payload, dict)
+            and isinstance(record.payload.get("key"), str)
+            and record.namespace != GLOBAL_NAMESPACE
+            and self._ours(record.namespace, "")
+        ]
+        wrong = read.judge(answered)
+        self.require(
+            wrong is None,
+            f"export_page(..., {page}) with writes between pages, every page",
+            "what an export may answer while the store changes",
+            wrong,
+        )
+        for write in pending:
+            self._export_write(None, *write)
+
+    def _export_write(
+        self, read: PagedRead | None, spec: str, key: str, content: str | None
+    ) -> None:
+        """One write between export pages, noted in `read`."""
+        namespace, written = self._address(spec, key)
+        name = f"{namespace}|{written}"
+        held = self.oracle.get(namespace, written) is not None
+        if content is None:
+            call = f"forget({namespace!r}, {written!r}) between export pages"
+            got = self.call(call, self.driver.forget, namespace, written)
+            want = self.oracle.forget(namespace, written)
+            self.require(got is want, call, repr(want), show(got))
+            if held and read is not None:
+                read.left.add(name)
+            return
+        self._write(namespace, written, content, MemoryCategory.CORE, None, MemoryTaint.INTERNAL)
+        if read is not None and namespace != GLOBAL_NAMESPACE:
+            read.entered.add(name)
+            if held:
+                read.left.add(name)
 
     @operation
     def export_foreign_cursor(self) -> None:

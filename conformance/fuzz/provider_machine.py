@@ -131,7 +131,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
     keys = cfg.keys if cfg.keys is not None else near_miss_keys()
     edges = ["unsourced", "malformed", "invalid_namespace", "declarations"]
     if cfg.portability:
-        edges += ["foreign_cursor", "export"]
+        edges += ["foreign_cursor", "export", "import", "export_during_writes"]
 
     class ProviderFuzzMachine(ProviderMachine):
         spaces: Bundle[str] = Bundle("spaces")
@@ -327,6 +327,20 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 self.d.store_invalid_namespace(bad)
             elif case == "declarations":
                 self.d.declarations()
+            elif case == "export_during_writes":
+                if spec != GLOBAL_NAMESPACE:
+                    held = self.d.held_keys(spec)
+                    writes: list[tuple[str, str, str | None]] = [
+                        (spec, f"w{pick % 5}", free),
+                        (spec, held[pick % len(held)] if held else "w0", None),
+                        (spec, held[(pick // 7) % len(held)] if held else "w1", free),
+                    ]
+                    bounded = max(1, math.ceil(self.d.row_count() / cfg.max_pages))
+                    self.d.export_during_writes(min(page, bounded), writes[: 1 + pick % 3])
+            elif case == "import":
+                # Records the kit writes, two in three batches holding unwritable ones.
+                if spec != GLOBAL_NAMESPACE:
+                    self.d.import_mixed(spec, "i", 1 + pick % 8, pick, pick % 3)
             else:
                 self.d.export_foreign_cursor()
 

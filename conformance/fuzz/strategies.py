@@ -65,12 +65,13 @@ from conformance.provider import (
     MemoryTaint,
     OwnedRecallOpts,
 )
-from conformance.timestamps import TimestampLike
+from conformance.timestamps import Timestamp, TimestampLike
 
 __all__ = [
     "BAD_CURSOR",
     "DEFAULT_KEY_ALPHABET",
     "DEFAULT_SCOPE_ALPHABET",
+    "EDGE_TIMES",
     "SEGMENT_ID_ALPHABET",
     "WORDS",
     "EngineRequest",
@@ -87,6 +88,7 @@ __all__ = [
     "invalid_engine_requests",
     "invalid_provider_namespaces",
     "learnings",
+    "long_texts",
     "meta_filters",
     "metas",
     "non_blank_texts",
@@ -102,6 +104,8 @@ __all__ = [
     "session_ids",
     "taints",
     "texts",
+    "timestamps",
+    "whole_provider_namespaces",
     "word_texts",
 ]
 
@@ -200,6 +204,52 @@ def confidences() -> st.SearchStrategy[float]:
 _MOMENTS: Final = st.datetimes(
     min_value=datetime(2000, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
 )
+
+EDGE_TIMES: Final = tuple(
+    Timestamp.parse(text)
+    for text in (
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00Z",
+        "0999-12-31T23:59:59.999999999Z",
+        "1900-03-01T00:00:00Z",
+        "1969-12-31T23:59:59.999999999Z",
+        "1970-01-01T00:00:00Z",
+        "1970-01-01T00:00:00.000000001Z",
+        "2000-02-29T12:00:00.5Z",
+        "2038-01-19T03:14:07Z",
+        "2038-01-19T03:14:08Z",
+        "2262-04-11T23:47:16.854775807Z",
+        "2262-04-11T23:47:16.854775808Z",
+        "9999-12-31T23:59:59.999999999Z",
+    )
+)
+"""Instants stores trip over: the first and last the contract admits, the year 1 a
+`datetime` starts at, the last nanosecond before the Unix epoch and the first after it,
+a leap day, the last second of 32-bit seconds and the first past it, the last nanosecond
+of 64-bit nanoseconds and the first past it."""
+
+
+def timestamps() -> st.SearchStrategy[Timestamp]:
+    """Instants over the contract's whole range (years 0000 to 9999, to the nanosecond):
+    the `EDGE_TIMES`, any instant, or one on a whole second, millisecond or microsecond
+    (each written with its own number of fraction digits)."""
+    whole = st.integers(EDGE_TIMES[0].nanos, EDGE_TIMES[-1].nanos)
+    rounded = st.builds(
+        lambda nanos, unit: Timestamp(nanos - nanos % unit),
+        whole,
+        st.sampled_from([1_000_000_000, 1_000_000, 1_000]),
+    )
+    return st.sampled_from(EDGE_TIMES) | whole.map(Timestamp) | rounded
+
+
+def long_texts(*, least: int = 200, most: int = 5_000) -> st.SearchStrategy[str]:
+    """Texts of `least` to `most` characters, drawn cheaply: a short non-blank text
+    repeated (a store that cuts texts at 255, 1000 or 4096 characters shows)."""
+    return st.builds(
+        lambda piece, length: (piece * (length // len(piece) + 1))[:length],
+        non_blank_texts(max_size=8),
+        st.integers(least, most),
+    )
 
 
 _META_FIELDS: Final = (
@@ -319,7 +369,7 @@ def conversations(
         Turn,
         role=st.sampled_from(list(Role)),
         text=non_blank_texts() if text is None else text,
-        at=st.none() | _MOMENTS,
+        at=st.none() | _MOMENTS | timestamps(),
         tool_calls=st.lists(
             st.builds(
                 ToolCallRef,
@@ -627,6 +677,25 @@ def provider_namespaces(
     section = sections if sections is not None else section_prefixes()
     sectioned = st.builds(lambda sec, s: f"{sec}:{s}", section, rooted)
     return (sectioned | rooted) if unsectioned else sectioned
+
+
+_WHOLE_SCOPE_ALPHABET: Final = string.ascii_letters + string.digits + "-_.:@+"
+
+
+def whole_provider_namespaces(*, prefix: str = "", most: int = 120) -> st.SearchStrategy[str]:
+    """Valid namespaces over the contract's whole alphabet (contract-reference A6) under
+    `prefix`: known and custom sections or none, up to six segments of any allowed
+    character, empty and `.` segments among them, the scope at most `most` characters
+    (the run root takes the rest of the 200 bytes)."""
+    segment = st.text(alphabet=_WHOLE_SCOPE_ALPHABET, max_size=24).filter(lambda s: s != "..")
+    scope = (
+        st.lists(segment, min_size=1, max_size=6)
+        .map("/".join)
+        .filter(lambda s: s and not s.endswith("/") and len(s) <= most)
+    )
+    rooted = scope.map(lambda s: f"{prefix}/{s}" if prefix else s)
+    sectioned = st.builds(lambda sec, s: f"{sec}:{s}", section_prefixes(), rooted)
+    return sectioned | rooted
 
 
 def invalid_provider_namespaces(*, prefix: str = "x") -> st.SearchStrategy[str]:

@@ -35,6 +35,9 @@ from conformance.engine import (
 from conformance.engine.limits import MAX_SCAN_LIMIT
 from conformance.provider import (
     GLOBAL_NAMESPACE,
+    ExportPage,
+    ExportRecord,
+    ImportOutcome,
     MemoryCategory,
     MemoryEntry,
     MemoryHealth,
@@ -361,3 +364,60 @@ def _address(namespace: str) -> str:
 
 RELATIVE_PROVIDER_FAULTS = (KeysIgnoreCase, TrimsKeys, NamespacesShareAnAddress)
 """Provider faults only relatives of held values show (issue 21)."""
+
+
+class ImportDropsKeylessQuietly(ReferenceProvider):
+    """Counts a record it could not write as imported (it dropped it)."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        outcome = super().import_records(records)
+        return ImportOutcome(
+            imported=outcome.imported + outcome.failed, skipped=0, failed=0, errors=[]
+        )
+
+
+class ImportFailsWithoutReasons(ReferenceProvider):
+    """Counts the records it rejects but says nothing of why."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        return super().import_records(records).model_copy(update={"errors": []})
+
+
+class ExportRestartsAfterAWrite(ReferenceProvider):
+    """Export cursors carry the store's version; after any write the export starts over,
+    answering every row again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._version = 0
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        self._version += 1
+        super().store(namespace, key, content, category, session_id, taint)
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        position = cursor
+        if cursor is not None and ":" in cursor:
+            version, _, position = cursor.partition(":")
+            if version != str(self._version):
+                position = None
+        page = super().export_page(position, limit)
+        if page.next_cursor is None:
+            return page
+        return page.model_copy(update={"next_cursor": f"{self._version}:{page.next_cursor}"})
+
+
+PORTABILITY_FAULTS = (
+    ImportDropsKeylessQuietly,
+    ImportFailsWithoutReasons,
+    ExportRestartsAfterAWrite,
+)
+"""Provider faults of portability only the complete oracle sees (issue 21)."""

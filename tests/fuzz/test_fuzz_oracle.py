@@ -210,6 +210,14 @@ def _provider_relatives(m: Any) -> None:
     m.store(spec, "decomposed", content, MemoryCategory.CORE, None, MemoryTaint.INTERNAL)
 
 
+def _portability(m: Any) -> None:
+    m.store_bulk("~/p", "k", 12, 7)
+    m.import_mixed("~/p", "i", 5, 3, 2)
+    m.import_mixed("~/q", "i", 3, 4, 0)
+    m.export_during_writes(4, [("~/p", "a0", "added between pages"), ("~/p", "k3", None)])
+    m.export_during_writes(3, [("~/p", "k5", "upserted between pages")])
+
+
 PROVIDER_CASES: list[tuple[type, Program, str]] = [
     (faults.RecallWorstFirst, _recall_ranked, "hits best first"),
     (faults.RecallRepeatsItsBest, _recall_ranked, "each entry once"),
@@ -221,6 +229,9 @@ PROVIDER_CASES: list[tuple[type, Program, str]] = [
     (faults.KeysIgnoreCase, _provider_relatives, "beside, case-twin"),
     (faults.TrimsKeys, _provider_relatives, "beside, leading-space"),
     (faults.NamespacesShareAnAddress, _provider_relatives, "missing: ('~/n.s', 'k1'"),
+    (faults.ImportDropsKeylessQuietly, _portability, "imported + skipped = 5, failed = 2"),
+    (faults.ImportFailsWithoutReasons, _portability, "a reason for each failure"),
+    (faults.ExportRestartsAfterAWrite, _portability, "answered again"),
 ]
 
 
