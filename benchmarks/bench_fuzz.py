@@ -12,6 +12,9 @@ For each profile and seed it fuzzes the reference driver and prints:
 - the share of programs whose paged reads crossed a page boundary (list and fetch for
   an engine, export for a provider; target: at least half);
 
+- the run's wall time, and the part of it the scale phase took (after a search that
+  passed at the default budget: `conformance.fuzz.scale`);
+
 then the wall time of the same run against the reference with every driver call
 delayed 5 ms (`benchmarks/delayed_drivers.py`, a stand-in for a remote store; target:
 under 60 s per profile).
@@ -141,7 +144,7 @@ def main() -> None:
     print(
         f"{'profile':<9}{'seed':>5}{'programs':>9}{'steps':>7}{'steps/s':>8}{'calls/step':>11}"
         f"{'size med':>9}{'size max':>9}  {'crossing a page':<28}"
-        f"{'driver':>7}{'oracle':>7}{'kit':>6}{'hyp.':>6}"
+        f"{'driver':>7}{'oracle':>7}{'kit':>6}{'hyp.':>6}{'wall s':>8}{'scale s':>8}"
     )
     for profile, seed, report, split in rows:
         stats = report.stats
@@ -153,7 +156,7 @@ def main() -> None:
             f"{report.steps / split['wall']:>8.0f}{stats.calls_per_step():>11.2f}"
             f"{median:>9g}{most:>9}  {crossed:<28}"
             f"{split['driver']:>7.0%}{split['oracle']:>7.0%}{split['kit']:>6.0%}"
-            f"{split['hypothesis']:>6.0%}"
+            f"{split['hypothesis']:>6.0%}{split['wall']:>8.1f}{report.scale_seconds:>8.1f}"
         )
     if args.no_delay:
         return

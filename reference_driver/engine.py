@@ -27,6 +27,7 @@ from conformance.engine import (
     ForgetIds,
     ForgetReport,
     ForgetTarget,
+    GetRequest,
     Hit,
     InvalidRequest,
     ItemKind,
@@ -145,7 +146,8 @@ class ReferenceEngine(EngineBase):
       ranking, so a store or forget between pages may shift it.
     - `recall` cites the first `limit` hybrid hits of the question and quotes them;
       `instructions` are ignored.
-    - `store_many`, `explore` and `get` are the contract defaults.
+    - `get` looks each id up, in the order named, each once; `store_many` and
+      `explore` are the contract defaults.
     """
 
     def __init__(self) -> None:
@@ -247,6 +249,20 @@ class ReferenceEngine(EngineBase):
                     break
                 page.append(entry)
         return ListPage(items=[entry.hit(0.0) for entry in page], next_cursor=next_cursor)
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        """Validates, then the held items the ids name, in the order first named, each
+        once; an unknown id, or an item outside `reach`, is left out."""
+        req.validate()
+        found: dict[str, _Entry] = {}
+        with self._lock:
+            for item_id in req.ids:
+                entry = self._by_id.get(item_id)
+                if entry is None or item_id in found:
+                    continue
+                if req.reach is None or req.reach.admits(entry.item.meta.namespace):
+                    found[item_id] = entry
+        return [entry.hit(0.0) for entry in found.values()]
 
     def fetch(self, req: FetchRequest) -> FetchPage:
         """Checks the mode, validates, then up to `limit` ranked hits from the cursor's

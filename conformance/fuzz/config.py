@@ -179,8 +179,11 @@ class EngineFuzzConfig:
     full_page: int = 100
     """The page size of the whole-store comparison."""
     max_pages: int = 4
-    """Most pages one list or fetch step reads: a list step's page size is raised when
-    the filter admits more than this many pages' worth, a fetch stops reading."""
+    """Most pages one list or fetch step reads: its page size is raised when the filter
+    admits more than this many pages' worth."""
+    scale_items: int = 2_500
+    """Items the scale phase (`conformance.fuzz.scale`) loads after a search that passed;
+    0 leaves it out."""
 
 
 def near_miss_namespaces(
@@ -289,6 +292,9 @@ class ProviderFuzzConfig:
     other step only the namespace the step touched is compared."""
     max_pages: int = 3
     """Most pages one export reads at the drawn page size: past it the page size is raised."""
+    scale_rows: int = 2_000
+    """Entries the scale phase (`conformance.fuzz.scale`) imports after a search that
+    passed; 0 leaves it out."""
     forgets_per_export: int = 2
     """Most rows an export/import step forgets before importing them back."""
     documents: bool = True

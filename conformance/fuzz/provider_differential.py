@@ -785,15 +785,19 @@ class ProviderDifferential(DocumentsDifferential):
         self._namespace_agrees(namespace, call, "the exported rows back, taint included")
 
     @operation
-    def import_mixed(self, spec: str, prefix: str, count: int, salt: int, bad: int) -> None:
+    def import_mixed(
+        self, spec: str, prefix: str, count: int, salt: int, bad: int, word: str = ""
+    ) -> None:
         """Import `count` entry records the kit wrote itself (kind `"entry"`, the payload
         the contract pins: key, content, category, session, timestamp) into the namespace
         of `spec`, with `bad` records among them that no store can write (a payload
         without a key): the good ones are imported with their own taint (or skipped as
         already held), the bad ones counted in `failed` with a reason, and nothing else
-        changes."""
+        changes. A `word` starts every content (so one query matches them all)."""
         namespace = self.namespace(spec)
         entries = bulk_entries(prefix, count, salt, fit=self.fit)
+        if word:
+            entries = [e._replace(content=self.fit(f"{word} {e.content}")) for e in entries]
         keys = [self.key(namespace, entry.key) for entry in entries]
         good = [
             ExportRecord(

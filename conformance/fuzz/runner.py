@@ -44,6 +44,7 @@ from conformance.fuzz.narrowing import narrow_engine, narrow_provider
 from conformance.fuzz.provider_differential import PROVIDER_TARGET
 from conformance.fuzz.provider_machine import provider_state_machine
 from conformance.fuzz.repro import repro_source, write_repro
+from conformance.fuzz.scale import run_scale
 from conformance.fuzz.session import FuzzSession, SessionOptions
 from conformance.fuzz.stats import PAGED_READS, FuzzStats
 from conformance.fuzz.steps import FailureSink, Step, program
@@ -146,6 +147,8 @@ class FuzzReport:
     duration: float = 0.0
     time_to_failure: float | None = None
     """Seconds from the start of the search to its first failure."""
+    scale_seconds: float = 0.0
+    """Seconds the scale phase took (0 when it did not run)."""
     passed: bool = True
     inconclusive: str | None = None
     failure: str | None = None
@@ -357,6 +360,9 @@ def run_fuzz(
         report.oracle = session.oracle_name
         _announce(report)
         found = _search(session, target.profile, cfg, count, length, derandomize, chosen, report)
+        # A budget cut below the default is a quick run: it leaves the scale phase out.
+        if found is None and count >= DEFAULT_EXAMPLES:
+            found = _scale(session, cfg, chosen, report)
         if found is not None:
             report.time_to_failure = time.perf_counter() - started
             failure = _settle(
@@ -430,6 +436,28 @@ def _announce(report: FuzzReport) -> None:
     )
     for note in report.narrowing:
         print(f"[tinymemory fuzz]   narrowed: {note}")
+
+
+def _scale(
+    session: FuzzSession, cfg: Any, chosen: int | None, report: FuzzReport
+) -> ConformanceFailure | None:
+    """The scale phase (`conformance.fuzz.scale`) after a search that passed: its
+    failure, or `None`."""
+    size = getattr(cfg, "scale_items", None) or getattr(cfg, "scale_rows", None) or 0
+    if size <= 0 or not session.retains:
+        return None
+    started = time.perf_counter()
+    try:
+        with session.program() as program:
+            run_scale(program, size, (chosen or 0) % 2**16)
+    except FoundFailure as found:
+        return found.failure
+    except Abandoned as abandoned:
+        report.passed, report.inconclusive = False, str(abandoned.reason)
+        raise FuzzInconclusive(abandoned.reason, report) from None
+    finally:
+        report.scale_seconds = time.perf_counter() - started
+    return None
 
 
 def _search(

@@ -14,6 +14,7 @@ import dataclasses
 import unicodedata
 
 from conformance.engine import (
+    EngineFault,
     EngineHealth,
     ExplorePage,
     ExploreRequest,
@@ -421,3 +422,54 @@ PORTABILITY_FAULTS = (
     ExportRestartsAfterAWrite,
 )
 """Provider faults of portability only the complete oracle sees (issue 21)."""
+
+
+class ListCappedAt1000(ReferenceEngine):
+    """The backend answers at most 1,000 rows per query and the adapter forgot to page
+    past them: a listing (and what is built on it) stops at 1,000 items."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        req.validate()
+        capped = super().list(req.model_copy(update={"cursor": None, "limit": 1_000})).items
+        start = int(req.cursor or 0)
+        page = capped[start : start + req.limit]
+        end = start + len(page)
+        return ListPage(items=page, next_cursor=str(end) if end < len(capped) else None)
+
+
+class ForgetFailsPast999(ReferenceEngine):
+    """Deletes the items a filter admits with one `IN (...)` of their ids, which SQLite
+    refuses past 999 variables."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if isinstance(target, ForgetIds):
+            return super().forget(target)
+        target.validate()
+        found = super().list(ListRequest(filter=target.filter, limit=10**6)).items
+        if len(found) > 999:
+            raise EngineFault("too many SQL variables")
+        return super().forget(target)
+
+
+class RecallCappedAt1000(ReferenceProvider):
+    """Asks its search backend for at most 1,000 hits, whatever the limit."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None = None
+    ) -> builtins.list[MemoryEntry]:
+        return super().recall(query, min(limit, 1_000), opts, scope)
+
+
+class ImportKeepsTheFirst256(ReferenceProvider):
+    """Writes the first 256 records of a batch (its backend's batch size) and counts them
+    all as imported."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        outcome = super().import_records(records[:256])
+        dropped = len(records) - min(len(records), 256)
+        return outcome.model_copy(update={"imported": outcome.imported + dropped})
+
+
+SCALE_ENGINE_FAULTS = (ListCappedAt1000, ForgetFailsPast999)
+SCALE_PROVIDER_FAULTS = (RecallCappedAt1000, ImportKeepsTheFirst256)
+"""Faults only the scale phase reaches: caps of 256, 999 and 1,000 (issue 21)."""
