@@ -24,6 +24,7 @@ each with its reason; survivors listed there are counted apart, as equivalent.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -139,7 +140,8 @@ def mutant_diff(work: Path, name: str) -> str:
 
 
 def equivalents() -> dict[str, str]:
-    """The survivors judged equivalent (`docs/mutation.md`): name to reason."""
+    """The survivors judged equivalent (`docs/mutation.md`): a mutant's name, or a glob
+    naming every mutant of a function (`...x_render__mutmut_*`), to the reason."""
     if not EQUIVALENTS.exists():
         return {}
     table: dict[str, str] = {}
@@ -148,6 +150,13 @@ def equivalents() -> dict[str, str]:
         if len(cells) >= 3 and cells[0].startswith("`" + SUBJECT):
             table[cells[0].strip("`")] = cells[-1]
     return table
+
+
+def explained(name: str, table: dict[str, str]) -> str | None:
+    """Why the survivor `name` is equivalent, or `None`."""
+    if name in table:
+        return table[name]
+    return next((why for pattern, why in table.items() if fnmatch.fnmatchcase(name, pattern)), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -174,12 +183,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     suite_codes = results(suite_dir)
 
     made = len(suite_codes)
-    no_tests = sorted(n for n, c in suite_codes.items() if c in NO_TESTS_CODES)
     by_suite = {n for n, c in suite_codes.items() if c in KILLED_CODES}
-    left = sorted(n for n in suite_codes if n not in by_suite and n not in no_tests)
+    # Not killed: survived, reached by no check ("no tests"), or anything else.
+    left = sorted(n for n in suite_codes if n not in by_suite)
     other = Counter(suite_codes[n] for n in left if suite_codes[n] not in SURVIVED_CODES)
 
     by_fuzz: set[str] = set()
+    fuzz_codes: dict[str, int | None] = {}
     fuzz_seconds = 0.0
     if left and not args.no_fuzz:
         stage(fuzz_dir, "fuzz", args.only)
@@ -190,32 +200,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     survivors = [n for n in left if n not in by_fuzz]
     known = equivalents()
-    equivalent = [n for n in survivors if n in known]
-    unexplained = [n for n in survivors if n not in known]
-    scored = made - len(equivalent) - len(no_tests)
+    equivalent = [n for n in survivors if explained(n, known) is not None]
+    unexplained = [n for n in survivors if explained(n, known) is None]
+    no_tests = [n for n in unexplained if fuzz_codes.get(n, suite_codes[n]) in NO_TESTS_CODES]
+    scored = made - len(equivalent)
 
     def share(killed: int) -> str:
         return f"{killed / scored:.1%}" if scored else "n/a"
 
     print(f"mutants made: {made} (mutmut {mutmut_version()}, files: {args.only or 'all'})")
-    print(f"  reached by no check (no tests): {len(no_tests)}")
     print(f"  equivalent (docs/mutation.md): {len(equivalent)}")
-    print(f"  scored: {scored}")
+    print(f"  scored (made - equivalent): {scored}")
     print(f"killed by the suite: {len(by_suite)} ({share(len(by_suite))})")
     if not args.no_fuzz:
         both = len(by_suite) + len(by_fuzz)
         print(f"killed by suite + fuzz (seed {args.fuzz_seed}): {both} ({share(both)})")
-    print(f"survivors not explained: {len(unexplained)}")
+    print(f"survivors not explained: {len(unexplained)} ({len(no_tests)} reached by no check)")
     if other:
-        print(f"  (exit codes other than survived among them: {dict(other)})")
+        print(f"  (exit codes other than survived and killed after the suite: {dict(other)})")
     print(
         f"time: baseline {baseline_seconds:.0f} s, suite phase {suite_seconds:.0f} s, "
         f"fuzz phase {fuzz_seconds:.0f} s, {args.children} children"
     )
-    for name in no_tests:
-        print(f"NO TESTS  {name}: {mutant_diff(suite_dir, name)}")
     for name in unexplained:
-        print(f"SURVIVED  {name}: {mutant_diff(suite_dir, name)}")
+        label = "NO TESTS" if name in no_tests else "SURVIVED"
+        print(f"{label:<9} {name}: {mutant_diff(suite_dir, name)}")
     return 0
 
 

@@ -161,7 +161,8 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
 )
 def assert_recall(engine: Any, ctx: CheckContext) -> None:
     """Recall of the run's marker (limit 5, run filter) answers non-blank text with 1 to 5
-    citations, each naming an item the run lists, with that item's kind. Then, with three
+    citations, each naming an item the run lists, with that item's kind; with a filter
+    admitting nothing, an answer and no citation. Then, with three
     items beneath 130 whose text is the question itself, recall with each filter that
     admits exactly the three (a tag, a folder prefix, a subtree reach) cites at least
     one item and only items the filter admits (the filter is applied inside the
@@ -192,6 +193,19 @@ def assert_recall(engine: Any, ctx: CheckContext) -> None:
             "each citation an item the run lists, with that item's kind",
             f"{ctx.named([citation.id])} ({citation.kind.value})",
         )
+
+    # A filter admitting nothing: no citation, and still an answer (its text is the
+    # engine's, blank included).
+    nothing = run_filter(ctx).model_copy(update={"tags_any": [f"{ctx.marker}-no-such-tag"]})
+    empty = engine.recall(RecallRequest(question=ctx.marker, filter=nothing, limit=5))
+    call = "recall(marker, limit 5, a filter admitting nothing)"
+    ctx.require(isinstance(empty.answer, str), call, "an answer text", show(empty.answer))
+    ctx.require(
+        not empty.citations,
+        call,
+        "no citations (the filter admits no item)",
+        f"citations {ctx.named([c.id for c in empty.citations])}",
+    )
 
     outranked = store_outranked(engine, ctx)
     admitted = set(outranked.kept)

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.evidence import show
 from conformance.checks.outcome import Inconclusive
 from conformance.checks.provider_support import (
     EXPORT_OWNER,
@@ -24,7 +25,7 @@ from conformance.checks.provider_support import (
     where,
 )
 from conformance.checks.registry import check
-from conformance.provider import Invalid, MemoryCategory, MemoryTaint
+from conformance.provider import ENTRY_KIND, ExportRecord, Invalid, MemoryCategory, MemoryTaint
 
 BAD_CURSOR = "!not-a-cursor!"
 # Exporting pages through the whole store; past this many pages the check gives up
@@ -283,3 +284,103 @@ def _require_imported(provider: Any, ctx: CheckContext, call: str, rows: list[Ro
     for row in rows:
         entry = by_key[row.key]
         ctx.require_same(listing, row.fields(), read_back(entry), f"the exported entry {row.key}")
+
+
+IMPORTED = 260
+"""Records the kit writes for an import: past a batch size of 100 or 256."""
+
+
+def _written_elsewhere(ctx: CheckContext, row: Row, n: int) -> ExportRecord:
+    """The record another store's export holds for `row`: kind `entry`, the payload the
+    contract pins (key, content, category, session, timestamp)."""
+    return ExportRecord(
+        kind=ENTRY_KIND,
+        id=f"{ctx.marker}-elsewhere-{n}",
+        namespace=row.namespace,
+        taint=row.taint,
+        payload={
+            "key": row.key,
+            "content": row.content,
+            "category": str(row.category),
+            "session_id": row.session_id,
+            "timestamp": "2025-05-06T07:08:09Z",
+        },
+    )
+
+
+@check(
+    "provider.import_takes_records_written_elsewhere",
+    title="Records another store exported import exactly; unwritable ones fail, with reasons",
+    clause="provider-families.md#portability-export, provider-families.md#portability-import",
+    storage=True,
+)
+def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckContext) -> None:
+    """260 records the kit writes itself in the contract's export shape (kind `entry`,
+    payload `key`, `content`, `category`, `session_id`, `timestamp`; taint, category and
+    session mixed) are imported in one batch with three records no store can write among
+    them (a payload without a key, a payload that is not an object, a record of a kind
+    no family exports): `imported` counts the 260, `failed` the three, with reasons (the
+    unknown kind may be skipped instead), and the 260 list back with their
+    content, category, session and own taint.
+
+    Catches an import that reads only its own export's payload, one that stops at the
+    first bad record or fails the whole batch for it, one that counts a dropped record as
+    imported, and one that takes only its store's first batch (100, 256).
+    """
+    namespace = ns(ctx, "import/elsewhere")
+    rows = [
+        Row(
+            namespace,
+            f"w{i:03d}",
+            f"written elsewhere {i}",
+            (MemoryCategory.CORE, MemoryCategory.DAILY, MemoryCategory.custom("kept"))[i % 3],
+            f"s-{i % 5}" if i % 2 else None,
+            EXTERNAL if i % 4 == 1 else INTERNAL,
+        )
+        for i in range(IMPORTED)
+    ]
+    # Whatever lands is forgotten at the end, refused or not.
+    ctx.defer(
+        "forget the imported entries",
+        lambda: [provider.forget(row.namespace, row.key) for row in rows],
+    )
+    good = [_written_elsewhere(ctx, row, n) for n, row in enumerate(rows)]
+    bad = [
+        ExportRecord(
+            kind=ENTRY_KIND,
+            id=f"{ctx.marker}-keyless",
+            namespace=namespace,
+            payload={"content": "a record without a key"},
+        ),
+        ExportRecord(
+            kind=ENTRY_KIND, id=f"{ctx.marker}-not-an-object", namespace=namespace, payload="x"
+        ),
+        ExportRecord(
+            kind=f"{ctx.marker}-kind",
+            id=f"{ctx.marker}-unknown-kind",
+            namespace=namespace,
+            payload={"key": "never-written", "content": "of a kind no family exports"},
+        ),
+    ]
+    batch = [*good[:1], bad[0], *good[1:150], bad[1], *good[150:], bad[2]]
+    call = f"import_records(<{len(good)} records written elsewhere, {len(bad)} unwritable>)"
+    outcome = provider.import_records(batch)
+    # The two without a key cannot be written; a kind it does not know a driver may
+    # skip (a newer store's family) or fail.
+    counted = outcome.imported + outcome.skipped + outcome.failed
+    ctx.require(
+        outcome.failed in (2, 3) and counted == len(batch) and outcome.imported <= len(good),
+        call,
+        f"the {len(good)} imported (or skipped as held), the 2 without a key failed, the one "
+        "of an unknown kind failed or skipped",
+        f"imported {outcome.imported}, skipped {outcome.skipped}, failed {outcome.failed}",
+    )
+    ctx.require(
+        len(outcome.errors) >= 1 and all(str(error).strip() for error in outcome.errors),
+        call,
+        "a reason for the failures",
+        show(outcome.errors),
+    )
+    _require_imported(provider, ctx, call, rows)
+    stray = provider.get(namespace, "never-written")
+    ctx.require(stray is None, f"get({namespace!r}, 'never-written')", "None", stray)

@@ -1437,6 +1437,34 @@ class MicrosecondTimestamps(_CutsTimestamps):
     unit = 1_000
 
 
+class ForgetIdsStopsAtAnUnknownId(ReferenceEngine):
+    """forget by ids stops at the first id it cannot find (a loop that breaks where it
+    should skip), forgetting none of the ids after it."""
+
+    def forget(self, target: ForgetTarget) -> ForgetReport:
+        if not isinstance(target, ForgetIds) or not target.ids:
+            return super().forget(target)
+        with self._lock:
+            held = set(self._by_id)
+        known: builtins.list[str] = []
+        for item_id in target.ids:
+            if item_id not in held:
+                break
+            known.append(item_id)
+        return super().forget(ForgetIds(ids=known)) if known else ForgetReport(forgotten=0)
+
+
+class RecallFallsBackToEverything(ReferenceEngine):
+    """When the filtered recall finds nothing, recalls without the filter rather than
+    answer empty-handed, citing items the filter excludes."""
+
+    def recall(self, req: RecallRequest) -> RecallAnswer:
+        answer = super().recall(req)
+        if answer.citations:
+            return answer
+        return super().recall(req.model_copy(update={"filter": MetaFilter()}))
+
+
 class NormalisesNewlines(ReferenceEngine):
     """Stores document texts with `\\r\\n` and `\\r` turned into `\\n`."""
 
@@ -1498,6 +1526,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ForgetRefusesReachOnly: "engine.namespaces",
     GetDefaultReach: "engine.get",
     ForgetIdsDefaultReach: "engine.forget_by_id",
+    ForgetIdsStopsAtAnUnknownId: "engine.forget_by_id",
+    RecallFallsBackToEverything: "engine.recall",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",

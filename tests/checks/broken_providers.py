@@ -985,6 +985,27 @@ class ImportDropsSession(ReferenceProvider):
         return super().import_records(stripped)
 
 
+class ImportFailsTheBatchForOneRecord(ReferenceProvider):
+    """Refuses a whole batch when one record cannot be written (validates all, then
+    raises), where the contract counts that record in `failed`."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        outcome = super().import_records(records)
+        if outcome.failed:
+            raise Invalid(f"batch refused: {outcome.errors[0]}")
+        return outcome
+
+
+class ImportNeedsItsOwnRecordIds(ReferenceProvider):
+    """Imports only records whose id is one it issues (`<namespace>::<key>`), counting the
+    rest as skipped: records another store exported never land."""
+
+    def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:
+        own = [r for r in records if "::" in r.id]
+        outcome = super().import_records(own)
+        return outcome.model_copy(update={"skipped": len(records) - len(own)})
+
+
 # Each broken provider and the check that exists to catch it.
 class _ClearsPrefix(ReferenceDocuments):
     def clear_namespace(self, namespace: str) -> None:
@@ -1003,6 +1024,8 @@ class DocumentClearReachesPrefix(ReferenceProvider):
 
 
 BROKEN_PROVIDERS: dict[type[Any], str] = {
+    ImportFailsTheBatchForOneRecord: "provider.import_takes_records_written_elsewhere",
+    ImportNeedsItsOwnRecordIds: "provider.import_takes_records_written_elsewhere",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
     DocumentListCappedAt10: "provider.documents_at_volume",
     DocumentDeleteMatchesIdPrefix: "provider.documents_at_volume",
