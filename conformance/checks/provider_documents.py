@@ -95,11 +95,16 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
     )
 
     listing = DocumentListing.model_validate(docs.list_documents(namespace))
+    call = f"list_documents({namespace!r})"
     ctx.require(
-        listing.count == len(listing.documents) == 1,
-        f"list_documents({namespace!r})",
-        "count 1 with exactly one row",
-        listing,
+        listing.count == len(listing.documents) == 1, call, "count 1 with exactly one row", listing
+    )
+    row = listing.documents[0]
+    ctx.require(
+        (row.namespace, row.key, row.taint) == (namespace, "doc", MemoryTaint.EXTERNAL_SYNC),
+        call,
+        "the row's namespace, key and taint (external_sync) as put",
+        (row.namespace, row.key, row.taint),
     )
 
     try:

@@ -1015,6 +1015,25 @@ class _ClearsPrefix(ReferenceDocuments):
                 super().clear_namespace(other)
 
 
+class _RowsWithoutTaint(ReferenceDocuments):
+    def list_documents(self, namespace: str | None) -> JsonValue:
+        listing = super().list_documents(namespace)
+        assert isinstance(listing, dict) and isinstance(listing["documents"], list)
+        for row in listing["documents"]:
+            assert isinstance(row, dict)
+            row.pop("taint", None)
+        return listing
+
+
+class DocumentRowsWithoutTaint(ReferenceProvider):
+    """`list_documents` rows leave out the pinned `taint` key (the row is read as
+    `internal`), so an `external_sync` document lists as internal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._documents = _RowsWithoutTaint()
+
+
 class DocumentClearReachesPrefix(ReferenceProvider):
     """`clear_namespace(ns)` also clears every namespace `ns` is a string prefix of."""
 
@@ -1025,6 +1044,7 @@ class DocumentClearReachesPrefix(ReferenceProvider):
 
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     ImportFailsTheBatchForOneRecord: "provider.import_takes_records_written_elsewhere",
+    DocumentRowsWithoutTaint: "provider.documents_round_trip",
     ImportNeedsItsOwnRecordIds: "provider.import_takes_records_written_elsewhere",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
     DocumentListCappedAt10: "provider.documents_at_volume",
