@@ -168,8 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", nargs="*", default=[], help="files to mutate, globs under reference_driver/"
     )
     parser.add_argument("--fuzz-seed", type=int, default=20261202)
+    parser.add_argument(
+        "--fuzz-examples",
+        default="",
+        help="programs per fuzz run for some subjects, e.g. sqlite=8 (default: the default "
+        "budget for every subject)",
+    )
     args = parser.parse_args(argv)
     os.environ["MUTATION_FUZZ_SEED"] = str(args.fuzz_seed)
+    os.environ["MUTATION_FUZZ_EXAMPLES"] = args.fuzz_examples
 
     suite_dir, fuzz_dir = args.work / "suite", args.work / "fuzz"
     for folder in (suite_dir, fuzz_dir):
@@ -214,7 +221,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"killed by the suite: {len(by_suite)} ({share(len(by_suite))})")
     if not args.no_fuzz:
         both = len(by_suite) + len(by_fuzz)
-        print(f"killed by suite + fuzz (seed {args.fuzz_seed}): {both} ({share(both)})")
+        budget = f", budgets {args.fuzz_examples}" if args.fuzz_examples else ""
+        print(f"killed by suite + fuzz (seed {args.fuzz_seed}{budget}): {both} ({share(both)})")
+    for group in ("engine", "provider", "sqlite"):
+        mine = [n for n in suite_codes if group_of(n) == group]
+        if not mine:
+            continue
+        eq = sum(1 for n in equivalent if group_of(n) == group)
+        suite_kills = sum(1 for n in mine if n in by_suite)
+        all_kills = suite_kills + sum(1 for n in mine if n in by_fuzz)
+        base = len(mine) - eq
+        print(
+            f"  {group:<9} made {len(mine):5}, equivalent {eq:4}, killed by the suite "
+            f"{suite_kills:5} ({suite_kills / base:.1%}), by suite + fuzz {all_kills:5} "
+            f"({all_kills / base:.1%})"
+        )
     print(f"survivors not explained: {len(unexplained)} ({len(no_tests)} reached by no check)")
     if other:
         print(f"  (exit codes other than survived and killed after the suite: {dict(other)})")
@@ -226,6 +247,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         label = "NO TESTS" if name in no_tests else "SURVIVED"
         print(f"{label:<9} {name}: {mutant_diff(suite_dir, name)}")
     return 0
+
+
+def group_of(name: str) -> str:
+    """Which subject a mutant's code serves: `sqlite`, `provider` (provider, documents) or
+    `engine` (engine, scoring)."""
+    module = name.removeprefix(SUBJECT + ".").split(".")[0]
+    if module == "sqlite":
+        return "sqlite"
+    return "provider" if module in ("provider", "documents") else "engine"
 
 
 def mutmut_version() -> str:

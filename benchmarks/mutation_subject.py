@@ -13,7 +13,8 @@ retain nothing, or an optional family's check is skipped). The outcomes of the
 unmutated copy are read from `baseline.json`, written by the bench before mutmut runs.
 
 `MUTATION_PHASE` chooses the tests: `suite` (every check) or `fuzz` (every fuzz
-target, at the default budget, with `MUTATION_FUZZ_SEED`).
+target with `MUTATION_FUZZ_SEED`: at the default budget, scale phase included, unless
+`MUTATION_FUZZ_EXAMPLES` names a subject's own, e.g. `sqlite=8`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ from conformance.fuzz.runner import FuzzFailure, FuzzInconclusive
 
 PHASE = os.environ.get("MUTATION_PHASE", "suite")
 FUZZ_SEED = int(os.environ.get("MUTATION_FUZZ_SEED", "20261202"))
+FUZZ_EXAMPLES = dict(
+    (name, int(count))
+    for name, _, count in (
+        part.partition("=") for part in os.environ.get("MUTATION_FUZZ_EXAMPLES", "").split(",")
+    )
+    if count
+)
+"""Programs per fuzz run by subject, where not the default budget."""
 BASELINE = Path(__file__).with_name("baseline.json")
 CALL_LIMIT = 5.0
 """Seconds per driver call: a mutant that loops is inconclusive, which kills it."""
@@ -87,7 +96,9 @@ _workspaces: list[Path] = []
 def _sqlite() -> Any:
     from subject_driver.sqlite.provider import SqliteProvider
 
-    workspace = Path(tempfile.mkdtemp(prefix="mutation-sqlite-"))
+    # In memory where the machine has it: every mutant reopens a store many times.
+    shm = Path("/dev/shm")
+    workspace = Path(tempfile.mkdtemp(prefix="mutation-sqlite-", dir=shm if shm.is_dir() else None))
     _workspaces.append(workspace)
     return SqliteProvider(workspace)
 
@@ -139,7 +150,14 @@ def fuzz_outcome(name: str) -> tuple[str, str]:
     target = ENGINE_TARGET if subject.profile == "engine" else PROVIDER_TARGET
     driver = Driver(name=f"subject-{name}", **{subject.profile: subject.factory})
     try:
-        run_fuzz(target, driver, seed=FUZZ_SEED, settings=subject.settings(), shrink_calls=0)
+        run_fuzz(
+            target,
+            driver,
+            seed=FUZZ_SEED,
+            settings=subject.settings(),
+            shrink_calls=0,
+            examples=FUZZ_EXAMPLES.get(name),
+        )
     except FuzzFailure as failure:
         return "failed", str(failure)
     except FuzzInconclusive as stop:

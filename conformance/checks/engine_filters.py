@@ -49,6 +49,7 @@ from conformance.engine import (
     ToolCallRef,
     TurnRange,
 )
+from conformance.relatives import relatives
 
 PROBE_PAGE = 10
 """Page size for listing every probe (a precondition)."""
@@ -171,7 +172,49 @@ def probe_items(ctx: CheckContext) -> dict[str, StoreItem]:
             label: doc(f"window {i}", observed_at=at)
             for i, (label, at) in enumerate(window.items())
         },
+        **_relative_probes(ctx, doc),
     }
+
+
+def relative_bases(ctx: CheckContext) -> dict[str, str]:
+    """The probe values whose relatives (`conformance.relatives`) are decoys too."""
+    m = ctx.marker
+    return {"language": f"{m}-lang", "tag": f"{m}-t1", "folder": f"/{m}/src"}
+
+
+DECOY_RELATIONS = (
+    "prefix",
+    "extension",
+    "case-twin",
+    "nfd",
+    "compatibility",
+    "separator-twin",
+    "leading-space",
+    "trailing-newline",
+    "zero-width",
+)
+"""The relatives made decoys: one of each way a store confuses values (the upper-cased
+and NFC twins, and the path extension, add no way of their own here)."""
+
+
+def _relative_probes(ctx: CheckContext, doc: Any) -> dict[str, StoreItem]:
+    """A probe for every relative of the values of `relative_bases`: a prefix, an
+    extension, the case twin, the other Unicode normal form and the NFKC twin, a
+    separator swapped, whitespace around it. Which filters admit them is the contract's
+    matching to say (`MetaFilter.matches`): most admit none."""
+    probes: dict[str, StoreItem] = {}
+    for field, base in relative_bases(ctx).items():
+        for how, value in relatives(base).items():
+            if how not in DECOY_RELATIONS:
+                continue
+            label = f"{field} {how}"
+            if field == "language":
+                probes[label] = doc(label, language=value)
+            elif field == "tag":
+                probes[label] = doc(label, tags=[value])
+            else:
+                probes[label] = doc(label, folder=value)
+    return probes
 
 
 def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[FilterCase]:
@@ -182,94 +225,131 @@ def filter_cases(ctx: CheckContext, probes: dict[str, StoreItem]) -> list[Filter
         return FilterCase(label, run_filter(ctx, workspace, **fields), frozenset(want))
 
     unlearned = [label for label, item in probes.items() if item.kind is not ItemKind.LEARNING]
+    decoys = {f"{field} {how}" for field in relative_bases(ctx) for how in DECOY_RELATIONS}
+    return _with_relatives(
+        probes,
+        decoys,
+        [
+            *(
+                case(f"language {how}", *_admitted(probes, language=value), language=value)
+                for how, value in relatives(relative_bases(ctx)["language"]).items()
+                if how in ("leading-space", "nfd", "case-twin")
+            ),
+            case("folder /src", "folder /src/app", "folder /src", folder=f"/{m}/src"),
+            case("folder /src/", "folder /src/app", "folder /src", folder=f"/{m}/src/"),
+            case("file_path /docs", "file /docs/guide.md", file_path=f"/{m}/docs"),
+            case("folder with _", "folder /snake_case", folder=f"/{m}/snake_case"),
+            case("folder with %", "folder /100%", folder=f"/{m}/100%"),
+            case("language with quotes", "language quoted", language=f'{m}-it\'s "q"'),
+            case("tags_any with a quote", "tag quoted", tags_any=[f"{m}-o'tag"]),
+            case("tags_any [c1]", "tag c1", tags_any=[f"{m}-c1"]),
+            case("tags_any with a comma", "tag comma", tags_any=[f"{m}-c1,{m}-c2"]),
+            case("tags_any with a pipe", "tag pipe", tags_any=[f"{m}-c1|{m}-c2"]),
+            case("language", "language", language=f"{m}-lang"),
+            case("repo", "repo", repo=f"owner/{m}"),
+            case("commit", "commit", commit=f"{m}c0ffee"),
+            case("url", "url", url=f"https://{m}.test/a"),
+            case("thread_id", "thread", thread_id=f"{m}-t1"),
+            case("turns", "turns", turns=TurnRange(first=4, last=5)),
+            case("agent_id", "agent", agent_id=f"{m}-agent"),
+            case("tool_call", "tool", tool_call=f"{m}_tool"),
+            case("source_id", "source id", source_id=f"{m}-src"),
+            case("sources [import]", "source import", sources=[SourceKind.IMPORT]),
+            case(
+                "sources [folder, import]",
+                "source import",
+                "source folder",
+                sources=[SourceKind.FOLDER, SourceKind.IMPORT],
+            ),
+            case(
+                "tags_any [t1, t2, t3]",
+                "tag 1",
+                "tags x,2",
+                "tag 3",
+                tags_any=[f"{m}-t1", f"{m}-t2", f"{m}-t3"],
+            ),
+            case("kinds [learning]", "learning", kinds=[ItemKind.LEARNING]),
+            case(
+                "kinds [document, conversation]",
+                *unlearned,
+                kinds=[ItemKind.DOCUMENT, ItemKind.CONVERSATION],
+            ),
+            case(
+                "window [after, before)",
+                "at after",
+                "at after+1µs",
+                "at before-1µs",
+                observed_after=AFTER,
+                observed_before=BEFORE,
+            ),
+            case(
+                "observed_after",
+                "at after",
+                "at after+1µs",
+                "at before-1µs",
+                "at before",
+                "at before+1µs",
+                *FINE,
+                observed_after=AFTER,
+            ),
+            case(
+                "window [fine after, fine before)",
+                "at fine after",
+                "at fine before-1ns",
+                observed_after=FINE_AFTER,
+                observed_before=FINE_BEFORE,
+            ),
+            case(
+                "observed_after fine",
+                "at fine after",
+                "at fine before-1ns",
+                "at fine before",
+                observed_after=FINE_AFTER,
+            ),
+            case(
+                "observed_before fine",
+                *(label for label in probes if label.startswith("at ") and label not in FINE),
+                "at fine after-1ns",
+                "at fine after",
+                "at fine before-1ns",
+                observed_before=FINE_BEFORE,
+            ),
+            case(
+                "observed_before",
+                "at after-1µs",
+                "at after",
+                "at after+1µs",
+                "at before-1µs",
+                observed_before=BEFORE,
+            ),
+        ],
+    )
+
+
+def _admitted(probes: dict[str, StoreItem], **fields: Any) -> list[str]:
+    """The labels of the probes a filter of `fields` admits, by the contract's matching."""
+    wanted = MetaFilter.model_validate(fields)
+    return [label for label, item in probes.items() if wanted.matches(item.kind, item.meta)]
+
+
+def _with_relatives(
+    probes: dict[str, StoreItem], decoys: set[str], cases: list[FilterCase]
+) -> list[FilterCase]:
+    """Each case with the relative decoys its filter admits added to what it must select
+    (by the contract's matching; mostly none)."""
+    names = decoys & set(probes)
     return [
-        case("folder /src", "folder /src/app", "folder /src", folder=f"/{m}/src"),
-        case("folder /src/", "folder /src/app", "folder /src", folder=f"/{m}/src/"),
-        case("file_path /docs", "file /docs/guide.md", file_path=f"/{m}/docs"),
-        case("folder with _", "folder /snake_case", folder=f"/{m}/snake_case"),
-        case("folder with %", "folder /100%", folder=f"/{m}/100%"),
-        case("language with quotes", "language quoted", language=f'{m}-it\'s "q"'),
-        case("tags_any with a quote", "tag quoted", tags_any=[f"{m}-o'tag"]),
-        case("tags_any [c1]", "tag c1", tags_any=[f"{m}-c1"]),
-        case("tags_any with a comma", "tag comma", tags_any=[f"{m}-c1,{m}-c2"]),
-        case("tags_any with a pipe", "tag pipe", tags_any=[f"{m}-c1|{m}-c2"]),
-        case("language", "language", language=f"{m}-lang"),
-        case("repo", "repo", repo=f"owner/{m}"),
-        case("commit", "commit", commit=f"{m}c0ffee"),
-        case("url", "url", url=f"https://{m}.test/a"),
-        case("thread_id", "thread", thread_id=f"{m}-t1"),
-        case("turns", "turns", turns=TurnRange(first=4, last=5)),
-        case("agent_id", "agent", agent_id=f"{m}-agent"),
-        case("tool_call", "tool", tool_call=f"{m}_tool"),
-        case("source_id", "source id", source_id=f"{m}-src"),
-        case("sources [import]", "source import", sources=[SourceKind.IMPORT]),
-        case(
-            "sources [folder, import]",
-            "source import",
-            "source folder",
-            sources=[SourceKind.FOLDER, SourceKind.IMPORT],
-        ),
-        case(
-            "tags_any [t1, t2, t3]",
-            "tag 1",
-            "tags x,2",
-            "tag 3",
-            tags_any=[f"{m}-t1", f"{m}-t2", f"{m}-t3"],
-        ),
-        case("kinds [learning]", "learning", kinds=[ItemKind.LEARNING]),
-        case(
-            "kinds [document, conversation]",
-            *unlearned,
-            kinds=[ItemKind.DOCUMENT, ItemKind.CONVERSATION],
-        ),
-        case(
-            "window [after, before)",
-            "at after",
-            "at after+1µs",
-            "at before-1µs",
-            observed_after=AFTER,
-            observed_before=BEFORE,
-        ),
-        case(
-            "observed_after",
-            "at after",
-            "at after+1µs",
-            "at before-1µs",
-            "at before",
-            "at before+1µs",
-            *FINE,
-            observed_after=AFTER,
-        ),
-        case(
-            "window [fine after, fine before)",
-            "at fine after",
-            "at fine before-1ns",
-            observed_after=FINE_AFTER,
-            observed_before=FINE_BEFORE,
-        ),
-        case(
-            "observed_after fine",
-            "at fine after",
-            "at fine before-1ns",
-            "at fine before",
-            observed_after=FINE_AFTER,
-        ),
-        case(
-            "observed_before fine",
-            *(label for label in probes if label.startswith("at ") and label not in FINE),
-            "at fine after-1ns",
-            "at fine after",
-            "at fine before-1ns",
-            observed_before=FINE_BEFORE,
-        ),
-        case(
-            "observed_before",
-            "at after-1µs",
-            "at after",
-            "at after+1µs",
-            "at before-1µs",
-            observed_before=BEFORE,
-        ),
+        FilterCase(
+            c.label,
+            c.filter,
+            c.want
+            | {
+                label
+                for label in names
+                if label not in c.want and c.filter.matches(probes[label].kind, probes[label].meta)
+            },
+        )
+        for c in cases
     ]
 
 

@@ -80,7 +80,7 @@ from conformance.fuzz.readings import (
     one_word,
     word_count,
 )
-from conformance.fuzz.relatives import relative
+from conformance.relatives import relative
 
 __all__ = ["ENGINE_TARGET", "EngineDifferential", "engine_oracle", "handle_of"]
 

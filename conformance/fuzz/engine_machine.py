@@ -35,8 +35,8 @@ from conformance.fuzz.engine_relatives import (
     filter_relative,
 )
 from conformance.fuzz.queries import QUERY_WAYS, QueryWay, query_from
-from conformance.fuzz.relatives import RELATIONS
 from conformance.fuzz.strategies import fetch_modes, invalid_engine_requests
+from conformance.relatives import RELATIONS
 
 __all__ = ["EngineMachine", "engine_state_machine"]
 

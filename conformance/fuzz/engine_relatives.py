@@ -1,7 +1,7 @@
 """Relatives of a held engine item: items and filters that almost agree with it.
 
 `item_relative(item, field, how)` is the item with one field replaced by a relative of
-its value (`conformance.fuzz.relatives`); storing it must write a new item beside the
+its value (`conformance.relatives`); storing it must write a new item beside the
 first (or replay it, when only `observed_at` moved: the fingerprint leaves it out).
 `filter_relative(item, field, how)` is a filter naming a relative of the item's value
 in one field: listing with it must admit exactly what the contract's matching says
@@ -29,7 +29,7 @@ from conformance.engine import (
     ToolCallRef,
 )
 from conformance.engine.blank import is_blank
-from conformance.fuzz.relatives import RELATIONS, relative, segment_relatives
+from conformance.relatives import RELATIONS, relative, segment_relatives
 
 __all__ = [
     "FILTER_FIELDS",

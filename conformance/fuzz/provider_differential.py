@@ -51,7 +51,6 @@ from conformance.fuzz.readings import (
     one_word,
     word_count,
 )
-from conformance.fuzz.relatives import relative
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
     ENTRY_KIND,
@@ -67,6 +66,7 @@ from conformance.provider import (
     SourceScope,
 )
 from conformance.provider.namespace import validate_name
+from conformance.relatives import relative
 
 __all__ = ["PROVIDER_TARGET", "ProviderDifferential", "provider_oracle"]
 

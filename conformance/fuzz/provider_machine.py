@@ -36,9 +36,9 @@ from conformance.fuzz.queries import (
     min_score_from,
     query_from,
 )
-from conformance.fuzz.relatives import RELATIONS
 from conformance.fuzz.strategies import taints
 from conformance.provider import GLOBAL_NAMESPACE, MemoryCategory, MemoryTaint
+from conformance.relatives import RELATIONS
 
 __all__ = ["ProviderMachine", "provider_state_machine"]
 

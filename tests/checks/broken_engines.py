@@ -13,11 +13,12 @@ import builtins
 import hashlib
 import itertools
 import re
+import unicodedata
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from conformance.engine import (
     MAX_BUCKETS,
@@ -1195,6 +1196,33 @@ class _FoldedPaths(MetaFilter):
         return MetaFilter.matches(self.model_copy(update=fold), kind, meta.model_copy(update=held))
 
 
+class _NormalisedFields(MetaFilter):
+    """Exact fields, tags and folders compared after NFKC and trimming, as a search
+    engine's analyzer (or `unicodedata.normalize` in an adapter) does."""
+
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        def norm(value: Any) -> Any:
+            if isinstance(value, str):
+                return unicodedata.normalize("NFKC", value).strip().replace("\u200b", "")
+            if isinstance(value, list):
+                return [norm(v) for v in value]
+            return value
+
+        names = (*_EXACT_FIELDS, "folder", "file_path")
+        fold = {name: norm(getattr(self, name)) for name in names}
+        fold["tags_any"] = norm(self.tags_any)
+        held = {name: norm(getattr(meta, name)) for name in names}
+        held["tags"] = norm(meta.tags)
+        return MetaFilter.matches(self.model_copy(update=fold), kind, meta.model_copy(update=held))
+
+
+class FieldsCompareNormalised(_Refiltered):
+    """Filter values and held values compared NFKC-normalised and trimmed: a fullwidth,
+    decomposed, padded or zero-width twin of a value matches it."""
+
+    matcher = _NormalisedFields
+
+
 class ExactFieldsIgnoreCase(_Refiltered):
     """Exact fields compared case-insensitively, as a case-insensitive collation (MySQL's
     default), `ILIKE` or a keyword field with a lowercase normalizer does (language `x`
@@ -1528,6 +1556,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ForgetIdsDefaultReach: "engine.forget_by_id",
     ForgetIdsStopsAtAnUnknownId: "engine.forget_by_id",
     RecallFallsBackToEverything: "engine.recall",
+    FieldsCompareNormalised: "engine.list_filters",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",
