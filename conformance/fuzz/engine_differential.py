@@ -60,6 +60,7 @@ from conformance.engine import (
     to_f32,
     to_wire,
 )
+from conformance.engine.errors import EngineError
 from conformance.engine.limits import (
     DEFAULT_SCAN_LIMIT,
     MAX_BUCKETS,
@@ -67,6 +68,7 @@ from conformance.engine.limits import (
     MAX_SCAN_LIMIT,
     MAX_STORE_MANY,
 )
+from conformance.engine.refusals import carries, pinned_message
 from conformance.fuzz.bulk import bulk_items
 from conformance.fuzz.differential import Differential, StepNotApplicable, operation
 from conformance.fuzz.engine_relatives import filter_relative, item_relative
@@ -390,13 +392,21 @@ class EngineDifferential(Differential):
         expect: tuple[type[Exception], ...],
         expected: str,
     ) -> None:
-        """`fn(arg)` must raise one of `expect`. That it stored nothing shows at the next
+        """`fn(arg)` must raise one of `expect`, with the contract's message where it gives
+        one (`conformance.engine.refusals`). That it stored nothing shows at the next
         whole-store comparison, which names this step."""
         result, error = self.attempt(call, fn, arg)
         if error is None:
             self.fail(call, expected, f"success (a {type(result).__name__})")
         self.require(
             isinstance(error, expect), call, expected, f"{type(error).__qualname__}: {error}"
+        )
+        pinned = pinned_message(arg) if isinstance(error, InvalidRequest) else None
+        self.require(
+            pinned is None or carries(error, pinned),
+            call,
+            f"the contract's message: {pinned!r}",
+            f"{error.message if isinstance(error, EngineError) else error!r}",
         )
 
     # -- writes ---------------------------------------------------------------------

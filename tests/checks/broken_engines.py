@@ -1465,6 +1465,17 @@ class MicrosecondTimestamps(_CutsTimestamps):
     unit = 1_000
 
 
+class RefusesInItsOwnWords(ReferenceEngine):
+    """Refuses invalid input with `InvalidRequest`, but words every refusal its own way
+    (`bad request`), where the contract gives the message."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        try:
+            return super().store(item)
+        except InvalidRequest:
+            raise InvalidRequest("bad request") from None
+
+
 class ForgetIdsStopsAtAnUnknownId(ReferenceEngine):
     """forget by ids stops at the first id it cannot find (a loop that breaks where it
     should skip), forgetting none of the ids after it."""
@@ -1557,6 +1568,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     ForgetIdsStopsAtAnUnknownId: "engine.forget_by_id",
     RecallFallsBackToEverything: "engine.recall",
     FieldsCompareNormalised: "engine.list_filters",
+    RefusesInItsOwnWords: "engine.validation",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",

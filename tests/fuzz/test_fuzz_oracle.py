@@ -33,6 +33,7 @@ from conformance.fuzz.readings import PagedRead, best_first, explore_reading
 from conformance.provider import MemoryCategory, MemoryTaint
 from reference_driver.engine import ReferenceEngine, parse_cursor
 from reference_driver.provider import ReferenceProvider
+from tests.checks import broken_engines
 from tests.fuzz import oracle_faults as faults
 
 Program = Callable[[Any], None]
@@ -129,6 +130,11 @@ def _recall_exact(m: Any) -> None:
     m.recall("charlie hotel 37436n4", MetaFilter(), 4)
 
 
+def _refusals(m: Any) -> None:
+    m.store_invalid(document(" "))
+    m.store_many_invalid([_note("a valid one"), document("")])
+
+
 def _relatives(m: Any) -> None:
     m.store_bulk(6, 35)
     held = m.held_handles()
@@ -152,6 +158,7 @@ ENGINE_CASES: list[tuple[type, Program, str]] = [
     (faults.DownPastSixtyItems, _declarations, "ok or degraded while serving"),
     (faults.RecallDropsLongQuestions, _recall_exact, "a citation and an answer"),
     (faults.IdsIgnoreCase, _relatives, "only an item whose id is exactly the one asked"),
+    (broken_engines.RefusesInItsOwnWords, _refusals, "document body must not be empty"),
     (faults.ForgetsIdsByPrefix, _relatives, "forgotten=0"),
     (faults.StoresTextsAsNFC, _relatives, "with its text made nfd"),
 ]
