@@ -37,6 +37,10 @@ from conformance.engine import (
 )
 
 VOLUME = 125
+
+DROPPED = 1_050
+"""Items one forget by filter removes: past SQLite's 999 variables in an `IN (...)` of
+their ids, and past a backend's 1,000-row page."""
 """Items one forget removes: past the 50 and 100 a delete by ids or by a page of
 matches commonly stops at."""
 
@@ -137,13 +141,14 @@ def assert_forget_by_id(engine: Any, ctx: CheckContext) -> None:
     storage=True,
 )
 def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
-    """125 items tagged for dropping are removed by one tag + run filter forget, which
-    reports 125; none of them lists afterwards, and every decoy the filter excludes
+    """1,050 items tagged for dropping are removed by one tag + run filter forget, which
+    reports 1,050; none of them lists afterwards, and every decoy the filter excludes
     still does: the run's other items, items tagged with an extension of the tag
     (`drop` and `dropx`), and items carrying the tag in a workspace whose name extends
     the run's.
 
-    Catches a forget that deletes only the first page of matches (50, 100), one
+    Catches a forget that deletes only the first page of matches (50, 100, 1,000), one
+    that deletes them with one `IN (...)` of their ids (SQLite refuses past 999), one
     matching the tag or the workspace as a string prefix, and one that cannot take the
     quote the tag holds.
     """
@@ -152,7 +157,7 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
     seeded = _seeded(engine, ctx)
     # The quote: a forget spliced into a query string unescaped breaks on it.
     tag = f"{ctx.marker}-o'drop"
-    drop_items = {f"drop{i}": note(ctx, f"drop {i}", tags=[tag]) for i in range(1, VOLUME + 1)}
+    drop_items = {f"drop{i}": note(ctx, f"drop {i}", tags=[tag]) for i in range(1, DROPPED + 1)}
     near_items = {f"near{i}": note(ctx, f"near miss {i}", tags=[f"{tag}x"]) for i in (1, 2, 3)}
     beside_items = {
         f"beside{i}": note(ctx, f"beside {i}", workspace=sibling, tags=[tag]) for i in (1, 2, 3)
@@ -164,7 +169,7 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
     in_run = {**seeded, **drops, **near}
     kept = [*seeded, *near]
     # Listed first: a forget is judged on items the engine is seen to hold.
-    what = f"the seeded items, drop1–drop{VOLUME} and near1–near3"
+    what = f"the seeded items, drop1–drop{DROPPED} and near1–near3"
     require_listed(engine, ctx, run_filter(ctx), in_run, what, LISTING_PAGE, writer=BATCH_OWNER)
     require_listed(
         engine, ctx, MetaFilter(workspace=sibling), beside, "beside1–beside3", writer=BATCH_OWNER
@@ -172,7 +177,7 @@ def assert_forget_by_filter(engine: Any, ctx: CheckContext) -> None:
 
     report = engine.forget(ForgetFilter(filter=run_filter(ctx, tags_any=[tag])))
     call = "forget(tags_any=[drop] + run filter)"
-    ctx.require(report.forgotten == VOLUME, call, f"forgotten {VOLUME}", report)
+    ctx.require(report.forgotten == DROPPED, call, f"forgotten {DROPPED}", report)
     dropped = ids(list_all(engine, ctx, run_filter(ctx, tags_any=[tag]), LISTING_PAGE))
     ctx.require_ids(f"list(tags_any=[drop] + run filter) after {call}", dropped, [], "nothing")
     left = ids(list_all(engine, ctx, run_filter(ctx), LISTING_PAGE))
