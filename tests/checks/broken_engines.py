@@ -65,6 +65,7 @@ from reference_driver.engine import (
     _entry,
     parse_cursor,
 )
+from tests.fuzz.oracle_faults import ForgetFailsPast999 as _ForgetFailsPast999
 
 # -- contract-reference B12 ----------------------------------------------------------
 
@@ -1569,6 +1570,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     RecallFallsBackToEverything: "engine.recall",
     FieldsCompareNormalised: "engine.list_filters",
     RefusesInItsOwnWords: "engine.validation",
+    # Defined with the fuzzer's scale faults: a forget by filter of over 999 items fails.
+    _ForgetFailsPast999: "engine.forget_by_filter",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",
