@@ -4,7 +4,6 @@ refused."""
 from __future__ import annotations
 
 from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -22,6 +21,7 @@ from conformance.checks.engine_writes import (
 )
 from conformance.checks.registry import check
 from conformance.engine import FetchMode, FetchRequest, Hit, StoreItem, Unsupported, document
+from conformance.readings import first_rise
 
 WHOLE = 100
 """A page larger than the ranking, so it arrives in one page."""
@@ -62,13 +62,14 @@ def _require_best_first(ctx: CheckContext, call: str, hits: list[Hit], exact: st
         if hits
         else "no hits",
     )
-    for place, (above, below) in enumerate(pairwise(hits), 1):
-        ctx.require(
-            above.score >= below.score,
+    rise = first_rise([hit.score for hit in hits])
+    if rise is not None:
+        above, below = hits[rise - 1] if rise else hits[rise], hits[rise]
+        ctx.fail(
             call,
             "scores that never increase down the ranking (best first)",
-            f"{ctx.named([above.id])} at {place} scored {above.score!r}, "
-            f"{ctx.named([below.id])} at {place + 1} scored {below.score!r}",
+            f"{ctx.named([above.id])} at {max(rise, 1)} scored {above.score!r}, "
+            f"{ctx.named([below.id])} at {rise + 1} scored {below.score!r}",
         )
 
 

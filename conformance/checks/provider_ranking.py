@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -18,6 +17,7 @@ from conformance.checks.provider_support import (
 )
 from conformance.checks.registry import check
 from conformance.provider import OwnedRecallOpts
+from conformance.readings import first_rise
 
 RANKED_QUERY = "amber lantern"
 # The exact match sits in the middle of key and insertion order, so neither order, nor
@@ -58,9 +58,10 @@ def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
     every = named_keys(ctx, [k for k, _ in RANKED])
     require_relied_on(ctx, RECALL_OWNER, call, keys_of(ctx, hits), every, "the five entries")
     scored = [(h.key, score) for h in hits if (score := _score(h)) is not None]
-    for (above, high), (below, low) in itertools.pairwise(scored):
-        ctx.require(
-            low <= high,
+    rise = first_rise([score for _, score in scored])
+    if rise is not None:
+        (above, high), (below, low) = scored[max(rise - 1, 0)], scored[rise]
+        ctx.fail(
             call,
             "scores that do not increase down the list (best first)",
             f"{above} scored {high!r}, then {below} scored {low!r}",

@@ -73,7 +73,7 @@ from conformance.fuzz.bulk import bulk_items
 from conformance.fuzz.differential import Differential, StepNotApplicable, operation
 from conformance.fuzz.engine_relatives import filter_relative, item_relative
 from conformance.fuzz.pools import ENGINE_NODES
-from conformance.fuzz.readings import (
+from conformance.readings import (
     PagedRead,
     best_first,
     exact_match_leads,
@@ -758,7 +758,7 @@ class EngineDifferential(Differential):
     ) -> None:
         """List what `filter` admits while items are stored and forgotten between its
         pages: the read ends, answers no item never held while it ran, and misses or
-        repeats items only as the writes allow (`conformance.fuzz.readings.PagedRead`)."""
+        repeats items only as the writes allow (`conformance.readings.PagedRead`)."""
         scoped = self._scoped(filter)
 
         def read_page(call: str, cursor: str | None) -> tuple[builtins.list[Hit], str | None]:
@@ -870,7 +870,7 @@ class EngineDifferential(Differential):
         """Explore one facet: the facet echoed; the oracle's exact buckets in its order
         (count descending, then value ascending), cut at `limit`, with its totals; or,
         truncated at a `scan_limit` below what the filter admits, a part of them counted
-        (`conformance.fuzz.readings.explore_reading`)."""
+        (`conformance.readings.explore_reading`)."""
         scoped = self._scoped(filter)
         exact = self.oracle.explore(
             ExploreRequest(facet=facet, filter=scoped, limit=MAX_BUCKETS, scan_limit=MAX_SCAN_LIMIT)

@@ -43,14 +43,6 @@ from conformance.fuzz.differential import (
     wire_taint,
 )
 from conformance.fuzz.document_differential import DocumentsDifferential
-from conformance.fuzz.readings import (
-    PagedRead,
-    best_first,
-    contains_word,
-    exact_match_leads,
-    one_word,
-    word_count,
-)
 from conformance.fuzz.strategies import BAD_CURSOR
 from conformance.provider import (
     ENTRY_KIND,
@@ -66,6 +58,14 @@ from conformance.provider import (
     SourceScope,
 )
 from conformance.provider.namespace import validate_name
+from conformance.readings import (
+    PagedRead,
+    best_first,
+    contains_word,
+    exact_match_leads,
+    one_word,
+    word_count,
+)
 from conformance.relatives import relative
 
 __all__ = ["PROVIDER_TARGET", "ProviderDifferential", "provider_oracle"]
@@ -855,7 +855,7 @@ class ProviderDifferential(DocumentsDifferential):
         """Export `page` records at a time while entries are stored or forgotten between
         the pages (`(spec, key, content)`; no content forgets): the export ends, and its
         entry records (read by the key their payload pins) miss or repeat the run's rows
-        only as the writes allow (`conformance.fuzz.readings.PagedRead`; an upsert may
+        only as the writes allow (`conformance.readings.PagedRead`; an upsert may
         move a row, so it counts as one leaving and one entering)."""
         rows = {
             f"{row.namespace}|{row.key}"

@@ -29,8 +29,8 @@ from conformance.engine import (
     document,
 )
 from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzSession
-from conformance.fuzz.readings import PagedRead, best_first, explore_reading
 from conformance.provider import MemoryCategory, MemoryTaint
+from conformance.readings import PagedRead, best_first, explore_reading
 from reference_driver.engine import ReferenceEngine, parse_cursor
 from reference_driver.provider import ReferenceProvider
 from tests.checks import broken_engines

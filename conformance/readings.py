@@ -1,6 +1,6 @@
-"""What an answer may be where the contract leaves a choice: the oracle's tolerance, in one place.
+"""What an answer may be where the contract leaves a choice: the tolerance, in one place.
 
-The differentials compare a driver with the reference field by field; where the contract
+The fuzzer's differentials and the suite's checks compare answers field by field; where the contract
 grants a freedom (ids, order, score scales, page sizes, cursor formats, how a paged read
 behaves when the store changes under it, how an explore that stops early counts), the
 comparison must accept every reading the contract allows and nothing else. Each function
@@ -25,24 +25,35 @@ __all__ = [
     "contains_word",
     "exact_match_leads",
     "explore_reading",
+    "first_rise",
     "matchable",
     "one_word",
     "word_count",
 ]
 
 
-def best_first(scores: Sequence[float]) -> str | None:
-    """Scores of a ranking, in the order answered: never increasing, never NaN (a NaN
-    orders nothing). Any scale or sign: higher is better."""
+def first_rise(scores: Sequence[float]) -> int | None:
+    """The index of the first score that breaks best-first order (higher than the one
+    before it, or NaN, which orders nothing), or `None`. Any scale or sign."""
     for position, score in enumerate(scores):
-        if math.isnan(score):
-            return f"a NaN score at position {position + 1}"
-        if position and score > scores[position - 1]:
-            return (
-                f"score {score!r} at position {position + 1} above "
-                f"{scores[position - 1]!r} before it (best first means never increasing)"
-            )
+        if math.isnan(score) or (position and score > scores[position - 1]):
+            return position
     return None
+
+
+def best_first(scores: Sequence[float]) -> str | None:
+    """Scores of a ranking, in the order answered: never increasing, never NaN. Any
+    scale or sign: higher is better."""
+    position = first_rise(scores)
+    if position is None:
+        return None
+    score = scores[position]
+    if math.isnan(score):
+        return f"a NaN score at position {position + 1}"
+    return (
+        f"score {score!r} at position {position + 1} above {scores[position - 1]!r} "
+        "before it (best first means never increasing)"
+    )
 
 
 _WORD: Final = re.compile(r"[^\W_]")
