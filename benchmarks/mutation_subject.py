@@ -9,7 +9,7 @@ unmutated `reference_driver`, so a mutant never judges itself.
 A mutant is killed when the kit would stop a vendor's CI on it: a check failed or
 was inconclusive, a fuzz target did not pass, or the run reached a lower level than
 the unmutated copy (a check the copy passes is skipped because the store seems to
-retain nothing, or an optional family's check is skipped). The outcomes of the
+retain nothing, or an optional family's or a fetch mode's check is skipped). The outcomes of the
 unmutated copy are read from `baseline.json`, written by the bench before mutmut runs.
 
 `MUTATION_PHASE` chooses the tests: `suite` (every check) or `fuzz` (every fuzz
@@ -173,8 +173,10 @@ def lowers_the_level(check_id: str, clean: str, outcome: str, reason: str) -> bo
         return True
     if outcome == "skipped":
         # A storage check skipped because the store seems to keep nothing drops the
-        # run to `shape-only`; an optional family's check skipped drops `full`.
-        return reason == RETAINS_NOTHING or CATALOGUE[check_id].needs is not None
+        # run to `shape-only`; an optional family's check, or a fetch mode's, skipped
+        # drops `full` (which needs every family, and every mode, offered).
+        chk = CATALOGUE[check_id]
+        return reason == RETAINS_NOTHING or chk.needs is not None or chk.per_mode
     return False
 
 

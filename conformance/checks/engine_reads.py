@@ -102,7 +102,8 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
     """get of `MAX_GET_IDS` (200) ids with reach `subtree(node)`: 165 ids in reach (85 of
     them past position 107), 10 out of reach (at a sibling whose id extends the node's,
     and at the root), unknown ids, and ids asked twice. It answers exactly the 165, each
-    once, in the order first asked, each hit as stored (kind, text, metadata). get
+    once, in the order first asked, each hit as stored (kind, text, metadata) and scored
+    0.0 as its listing is. get
     without a reach answers known ids at the node, below it, beside it and at the root
     (no reach reads every namespace, not the root alone). get of no ids is
     `InvalidRequest`.
@@ -134,6 +135,8 @@ def assert_get(engine: Any, ctx: CheckContext) -> None:
     )
     for hit in hits:
         require_as_stored(ctx, call, stored[hit.id], hit)
+        # A got hit equals the item's listing, whose score is 0.0.
+        ctx.require(hit.score == 0.0, call, "score 0.0, as its listing", repr(hit.score))
     # Without a reach, get reads every namespace: not the default reach `of(root)`.
     unreached = [outside[0], inside[0], inside[-1], outside[-1], asked[0]]
     hits = engine.get(GetRequest(ids=unreached))

@@ -317,11 +317,12 @@ def _written_elsewhere(ctx: CheckContext, row: Row, n: int) -> ExportRecord:
 def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckContext) -> None:
     """260 records the kit writes itself in the contract's export shape (kind `entry`,
     payload `key`, `content`, `category`, `session_id`, `timestamp`; taint, category and
-    session mixed) are imported in one batch with three records no store can write among
-    them (a payload without a key, a payload that is not an object, a record of a kind
-    no family exports): `imported` counts the 260, `failed` the three, with reasons (the
-    unknown kind may be skipped instead), and the 260 list back with their
-    content, category, session and own taint.
+    session mixed) are imported in one batch with three records no store can write (a
+    payload without a key, one that is not an object, a record of a kind no family
+    exports) and one without a category: `imported` counts the 260, `failed` the bad
+    ones, with reasons (the unknown kind may be skipped instead, the one without a
+    category written with one of the driver's choosing), and the 260 list back with
+    their content, category, session and own taint.
 
     Catches an import that reads only its own export's payload, one that stops at the
     first bad record or fails the whole batch for it, one that counts a dropped record as
@@ -342,7 +343,9 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
     # Whatever lands is forgotten at the end, refused or not.
     ctx.defer(
         "forget the imported entries",
-        lambda: [provider.forget(row.namespace, row.key) for row in rows],
+        lambda: [
+            provider.forget(namespace, key) for key in [*(r.key for r in rows), "no-category"]
+        ],
     )
     good = [_written_elsewhere(ctx, row, n) for n, row in enumerate(rows)]
     bad = [
@@ -355,6 +358,14 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
         ExportRecord(
             kind=ENTRY_KIND, id=f"{ctx.marker}-not-an-object", namespace=namespace, payload="x"
         ),
+        # Without the category the contract's payload holds: written (with one the
+        # driver chooses) or failed, never the batch refused for it.
+        ExportRecord(
+            kind=ENTRY_KIND,
+            id=f"{ctx.marker}-no-category",
+            namespace=namespace,
+            payload={"key": "no-category", "content": "a record without a category"},
+        ),
         ExportRecord(
             kind=f"{ctx.marker}-kind",
             id=f"{ctx.marker}-unknown-kind",
@@ -362,17 +373,17 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
             payload={"key": "never-written", "content": "of a kind no family exports"},
         ),
     ]
-    batch = [*good[:1], bad[0], *good[1:150], bad[1], *good[150:], bad[2]]
+    batch = [*good[:1], bad[0], *good[1:150], bad[1], *good[150:], bad[2], bad[3]]
     call = f"import_records(<{len(good)} records written elsewhere, {len(bad)} unwritable>)"
     outcome = provider.import_records(batch)
     # The two without a key cannot be written; a kind it does not know a driver may
-    # skip (a newer store's family) or fail.
+    # skip (a newer store's family) or fail; the one without a category it may write.
     counted = outcome.imported + outcome.skipped + outcome.failed
     ctx.require(
-        outcome.failed in (2, 3) and counted == len(batch) and outcome.imported <= len(good),
+        2 <= outcome.failed <= 4 and counted == len(batch) and outcome.imported <= len(good) + 1,
         call,
         f"the {len(good)} imported (or skipped as held), the 2 without a key failed, the one "
-        "of an unknown kind failed or skipped",
+        "of an unknown kind failed or skipped, the one without a category imported or failed",
         f"imported {outcome.imported}, skipped {outcome.skipped}, failed {outcome.failed}",
     )
     ctx.require(

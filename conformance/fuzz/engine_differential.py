@@ -321,7 +321,9 @@ class EngineDifferential(Differential):
                 call, f"{self._name(fp)} with confidence {want.confidence}", repr(hit.confidence)
             )
         if listing and hit.score != 0.0:
-            self.fail(call, f"score 0.0 on listed {self._name(fp)}", repr(hit.score))
+            self.fail(
+                call, f"score 0.0 on {self._name(fp)} (as a listing gives it)", repr(hit.score)
+            )
 
     def _same_items(
         self, call: str, hits: builtins.list[Hit], want: set[str], noticed: str = ""
@@ -361,8 +363,9 @@ class EngineDifferential(Differential):
             wrong = compare_ids(got, chunk, self._labels(), ordered=True)
             if wrong is not None:
                 self.fail(call, "every item written readable by get, in the order asked", wrong)
+            # A got hit equals the item's listing, its score 0.0 included.
             for fp, hit in zip(got, hits, strict=True):
-                self._same_hit(call, fp, hit, listing=False)
+                self._same_hit(call, fp, hit, listing=True)
 
     def _check_gone(self, call: str, fps: Sequence[str]) -> None:
         """After a forget: `get` finds none of the items the oracle forgot."""
@@ -861,7 +864,7 @@ class EngineDifferential(Differential):
         if wrong is not None:
             self.fail(call, "the items asked for that the reach admits, in order, each once", wrong)
         for fp, hit in zip(got, hits, strict=True):
-            self._same_hit(call, fp, hit, listing=False)
+            self._same_hit(call, fp, hit, listing=True)
 
     @operation
     def explore(

@@ -1466,6 +1466,14 @@ class MicrosecondTimestamps(_CutsTimestamps):
     unit = 1_000
 
 
+class GetScoresEveryHit(ReferenceEngine):
+    """get answers each hit with a score of 1.0 (an exact-match score), where a hit of get
+    equals the item's listing, scored 0.0."""
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        return [hit.model_copy(update={"score": 1.0}) for hit in super().get(req)]
+
+
 class RefusesInItsOwnWords(ReferenceEngine):
     """Refuses invalid input with `InvalidRequest`, but words every refusal its own way
     (`bad request`), where the contract gives the message."""
@@ -1570,6 +1578,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     RecallFallsBackToEverything: "engine.recall",
     FieldsCompareNormalised: "engine.list_filters",
     RefusesInItsOwnWords: "engine.validation",
+    GetScoresEveryHit: "engine.get",
     # Defined with the fuzzer's scale faults: a forget by filter of over 999 items fails.
     _ForgetFailsPast999: "engine.forget_by_filter",
     ForgetIdsFirstHundred: "engine.forget_by_id",
