@@ -28,10 +28,12 @@ from conformance.engine import (
     Document,
     FetchMode,
     FetchRequest,
+    ForgetIds,
     InvalidRequest,
     ListRequest,
     StoreItem,
 )
+from conformance.readings import PagedRead
 
 PAGED = 25
 """Items paged through at small page sizes: past the 10 and 20 results stores commonly
@@ -158,3 +160,85 @@ def _require_fetched(
                 list(stored),
                 f"all {len(stored)} items (each holds the query verbatim), each once",
             )
+
+
+BETWEEN = 60
+"""Items listed while others are stored and forgotten between the pages."""
+
+WRITES = 6
+"""Pages preceded by a write (after them the store holds still, so any listing ends)."""
+
+
+@check(
+    "engine.writes_between_pages",
+    title="A listing with writes between its pages ends, and misses or repeats items only "
+    "as the writes move them",
+    clause="cursors.md#cursor-progress, cursors.md#writes-between-pages",
+    storage=True,
+)
+def assert_writes_between_pages(engine: Any, ctx: CheckContext) -> None:
+    """Sixty items listed 7 at a time while, before each of the next six pages, one new
+    item is stored and one held item is forgotten (the last one answered, as a reader
+    working through a queue does; the oldest; the newest; one in the middle): the
+    listing ends; every hit is an item held at some moment of the read; an item held
+    throughout is missed at most once per item forgotten while it ran, and answered
+    twice at most once per item stored while it ran (`conformance.readings.PagedRead`).
+    Then, the store holding still, one listing holds exactly what is held.
+
+    Every reading of a cursor passes (a snapshot, a key to resume after, an offset into
+    a listing recomputed on each page). Catches a cursor that starts over after a write
+    (answering everything again), and one that loses its place when the item it names
+    is forgotten (ending the listing early).
+    """
+    cleanup(engine, ctx)
+    scope = run_filter(ctx)
+    stored = store_batch(engine, ctx, paged_items(ctx, 1, BETWEEN))
+    order = list(stored)
+    require_listed(engine, ctx, scope, stored, f"the {BETWEEN} items", 50, writer=BATCH_OWNER)
+
+    def name(item_id: str) -> str:
+        return ctx.labels.get(item_id, item_id)
+
+    read = PagedRead(before={name(i) for i in order}, entered=set(), left=set())
+    held = dict(stored)
+    added = 0
+    answered: list[str] = []
+    cursor: str | None = None
+    call = "list(run filter, limit 7) with writes between pages"
+    for page_number in range(1, 1_000):
+        if cursor is not None and added < WRITES:
+            added += 1
+            fresh = note(ctx, f"written between pages {added}")
+            receipt = engine.store(fresh)
+            held[ctx.label(receipt.id, f"w{added}")] = fresh
+            read.entered.add(name(receipt.id))
+            # The last one answered (a reader working through a queue), the oldest,
+            # the newest, one in the middle.
+            last = order.index(answered[-1]) if answered[-1] in order else 0
+            victim = order[(last, 0, -1, len(order) // 2)[page_number % 4]]
+            order.remove(victim)
+            engine.forget(ForgetIds(ids=[victim]))
+            held.pop(victim)
+            read.left.add(name(victim))
+        page = engine.list(ListRequest(filter=scope, limit=7, cursor=cursor))
+        ctx.require(len(page.items) <= 7, call, "at most 7 hits", f"{len(page.items)} hits")
+        answered += [hit.id for hit in page.items]
+        if page.next_cursor is None:
+            break
+        ctx.require(
+            page.next_cursor != cursor,
+            call,
+            "a cursor that makes progress",
+            f"the cursor {page.next_cursor!r} again",
+        )
+        cursor = page.next_cursor
+    else:
+        ctx.fail(call, "a listing that ends", "a cursor on every one of 1,000 pages")
+    wrong = read.judge(name(i) for i in answered)
+    ctx.require(
+        wrong is None,
+        call,
+        "what a listing may answer while the store changes (docs/contract/cursors.md)",
+        wrong,
+    )
+    require_listed(engine, ctx, scope, held, "what is held after the writes", 50)

@@ -66,6 +66,8 @@ from reference_driver.engine import (
     parse_cursor,
 )
 from tests.fuzz.oracle_faults import ForgetFailsPast999 as _ForgetFailsPast999
+from tests.fuzz.oracle_faults import ListCursorLostWithItsItem as _ListCursorLostWithItsItem
+from tests.fuzz.oracle_faults import ListRestartsAfterAWrite as _ListRestartsAfterAWrite
 
 # -- contract-reference B12 ----------------------------------------------------------
 
@@ -1581,6 +1583,8 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     GetScoresEveryHit: "engine.get",
     # Defined with the fuzzer's scale faults: a forget by filter of over 999 items fails.
     _ForgetFailsPast999: "engine.forget_by_filter",
+    _ListRestartsAfterAWrite: "engine.writes_between_pages",
+    _ListCursorLostWithItsItem: "engine.writes_between_pages",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",
