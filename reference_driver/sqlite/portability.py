@@ -63,7 +63,7 @@ def export_page(store: SqliteStore, cursor: str | None, limit: int) -> ExportPag
         summary = summaries[index]
         if offset > summary.count:
             raise Invalid(f"export cursor offset {offset} is past the end of namespace #{index}")
-        rows = reader.rows(summary.physical, offset=offset, limit=limit)
+        rows = reader.rows(summary.namespace, offset=offset, limit=limit)
     end = offset + len(rows)
     if end < summary.count:
         next_cursor: str | None = f"{index}:{end}"
