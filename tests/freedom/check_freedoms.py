@@ -74,6 +74,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
         "recall-shape",
     ),
     "engine.accepts_valid_input": LISTING,
+    "engine.declared_constraints_refuse": LISTING,
     "engine.validation": (*LISTING, "fetch-modes", "server-explore"),
     "provider.no_credential_in_errors": (
         "credential-option",
@@ -90,6 +91,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.list_filters_narrow": (*ENTRIES, "kept-empty-namespaces"),
     "provider.taint_is_preserved": ENTRIES,
     "provider.awkward_content_round_trips": ENTRIES,
+    "provider.declared_constraints_refuse": ENTRIES,
     "provider.documents_round_trip": (),
     "provider.documents_at_volume": (),
     "provider.export_cursor_terminates": EXPORT,
