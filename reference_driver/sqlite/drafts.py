@@ -1,10 +1,10 @@
 """Validating a write into a `Draft`, and naming what a read looks for.
 
 A write is refused with `Invalid` before anything is stored when its namespace fails
-`Namespace.parse`, when its key is blank, or when a string cannot be stored as UTF-8.
+`Namespace.parse`, when its key is empty, or when a string cannot be stored as UTF-8.
 A read never fails on its input: a name that could not have been written finds nothing.
-Rows are identified by their logical namespace; the physical address only places the
-Markdown file.
+Rows are identified by their logical namespace and their key, each kept as written but
+for personal data (redacted); the physical address only places the Markdown file.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from conformance.provider import (
 
 from .address import (
     REDACTION_PLACEHOLDER,
-    canonical_document_key,
+    canonical_identifier,
     logical_namespace,
     sanitize_namespace,
 )
@@ -97,9 +97,11 @@ def _logical(namespace: str) -> str:
 
 
 def _writable_key(key: str) -> str:
-    stored = canonical_document_key(_utf8(key, "key"))
+    # Not trimmed, unlike the seed's document keys: ` k` and `k` are two keys, and a
+    # trimmed key would merge them.
+    stored = canonical_identifier(_utf8(key, "key"))
     if not stored:
-        raise Invalid("key must not be blank")
+        raise Invalid("key must not be empty")
     return stored
 
 
@@ -179,4 +181,4 @@ def read_key(key: str) -> str | None:
         key.encode()
     except UnicodeEncodeError:
         return None
-    return canonical_document_key(key) or None
+    return canonical_identifier(key) or None

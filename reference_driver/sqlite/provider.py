@@ -3,8 +3,9 @@
 A workspace directory holds `memory.db` (SQLite, WAL) and `namespaces/<address>/`, one
 Markdown file per entry. Entries are rows keyed by `(logical namespace, key)`: the
 logical namespace is `logical_namespace(namespace)` (delimiter-preserving, PII-redacted,
-itself a valid namespace naming the same rows), the key `canonical_document_key(key)`.
-Every read, write, listing and enumeration goes by the logical name, so
+itself a valid namespace naming the same rows), the key `canonical_identifier(key)` (as
+written, personal data redacted). Every read, write, listing and enumeration goes by the
+logical name, so
 `conversation:thread-1` comes back under its `:` spelling,
 `conversation:thread-123-45-6789` as `conversation:thread-_REDACTED_PII_SSN_`, and
 `agent:a_b`, `agent:a.b` and `agent:a@b` are three namespaces. The physical address

@@ -217,7 +217,7 @@ GOOD: dict[str, JsonValue] = {"key": "k", "content": "c", "category": "core"}
             record(GOOD, namespace="has space"),
             "record r1: namespace contains disallowed character ' '",
         ),
-        (record({**GOOD, "key": "  "}), "record r1: key must not be blank"),
+        (record({**GOOD, "key": ""}), "record r1: key must not be empty"),
     ],
 )
 def test_a_malformed_record_fails_alone_with_its_reason(
