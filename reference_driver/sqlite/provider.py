@@ -224,7 +224,7 @@ class SqliteProvider(ProviderBase):
     # ------------------------------------------------------------------ portability
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
-        """One namespace's records from `cursor` (`"{namespace_index}:{offset}"`)."""
+        """Up to `limit` records past the row `cursor` names, in `(namespace, key)` order."""
         return portability.export_page(self._live(), cursor, limit)
 
     def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:

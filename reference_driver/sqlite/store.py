@@ -139,6 +139,19 @@ class Reader:
         )
         return [Row.from_sql(found) for found in cursor]
 
+    def rows_after(self, after: tuple[str, str] | None, limit: int) -> list[Row]:
+        """Up to `limit` rows past `(logical namespace, key)` (`None`: from the first), in
+        that order."""
+        clause = ""
+        params: tuple[str, ...] = ()
+        if after is not None:
+            # A row value (SQLite 3.15+) walks the `(logical_namespace, key)` index.
+            clause, params = " WHERE (d.logical_namespace, d.key) > (?, ?)", after
+        cursor = self._conn.execute(
+            f"{_SELECT}{clause} ORDER BY d.logical_namespace, d.key LIMIT ?", (*params, limit)
+        )
+        return [Row.from_sql(found) for found in cursor]
+
     def recent(self, logical: str, limit: int) -> list[Row]:
         """The namespace's rows, latest write first (ties by key)."""
         cursor = self._conn.execute(

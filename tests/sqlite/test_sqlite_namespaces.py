@@ -226,7 +226,7 @@ def test_names_sharing_an_address_export_import_and_clear_apart(provider: Sqlite
     put(provider, "other", "k3")
     records: list[ExportRecord] = []
     cursor: str | None = None
-    while True:  # a page holds one namespace at most
+    while True:
         page = provider.export_page(cursor, 10)
         records += page.records
         if (cursor := page.next_cursor) is None:
