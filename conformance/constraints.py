@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from conformance.provider.constants import MAX_NAMESPACE_LEN
 
-__all__ = ["PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
+__all__ = ["NOT_APPLICABLE", "PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
 
 _KIND_NAMES: Final[dict[type, str]] = {bool: "true or false", int: "an integer", str: "a string"}
 
@@ -24,6 +24,10 @@ PROVIDER_NAMESPACE_ALPHABET = (
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@+"
 )
 """Every character the contract allows in a provider namespace (contract A6)."""
+
+NOT_APPLICABLE = "not applicable under the declared constraints"
+"""How the reason of a check begins when the declared constraints admit none of what it
+must send: such a check is skipped, and the report counts it beside the level."""
 
 
 @dataclass(frozen=True)
@@ -141,15 +145,24 @@ class Constraints:
 
     def admits_namespace(self, namespace: str) -> bool:
         """Whether the store takes `namespace` (a contract-valid provider namespace)."""
-        if self.max_namespace_bytes is not None and (
-            len(namespace.encode()) > self.max_namespace_bytes
-        ):
-            return False
+        return self.namespace_refusal(namespace) is None
+
+    def namespace_refusal(self, namespace: str) -> str | None:
+        """Why the declaration leaves `namespace` out (`"holds '_', outside the declared
+        alphabet"`), or None when it admits it."""
+        size = len(namespace.encode())
+        if self.max_namespace_bytes is not None and size > self.max_namespace_bytes:
+            return f"is {size} bytes, over the declared {self.max_namespace_bytes}"
         if not self.empty_or_dot_segments and any(
             segment in ("", ".") for segment in namespace.split("/")
         ):
-            return False
-        return self.namespace_alphabet is None or set(namespace) <= set(self.namespace_alphabet)
+            return "holds an empty or '.' segment, which the declaration refuses"
+        if self.namespace_alphabet is not None:
+            outside = sorted(set(namespace) - set(self.namespace_alphabet))
+            if outside:
+                shown = ", ".join(repr(c) for c in outside)
+                return f"holds {shown}, outside the declared alphabet"
+        return None
 
     def admits_key(self, key: str) -> bool:
         """Whether the store takes `key` as an entry key."""

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from conformance.constraints import NOT_APPLICABLE
+
 # The redaction rules live in their own module; they are part of this module's API too.
 from conformance.redaction import REDACTED as REDACTED
 from conformance.redaction import is_credential_key as is_credential_key
@@ -102,6 +104,17 @@ class ProfileInfo(BaseModel):
     """Every optional feature of the profile the kit checks."""
     constraints: list[str] = Field(default_factory=list)
     """The limits the driver declares on contract-valid input (empty: none)."""
+    not_applicable: list[str] = Field(default_factory=list)
+    """Checks the declared constraints leave nothing to send (skipped, said beside the
+    level: never counted as passes)."""
+
+    def shown_level(self) -> str:
+        """The level, with the checks the declaration left nothing to send counted
+        beside it: `full; 1 check not applicable under the declared constraints`."""
+        count = len(self.not_applicable)
+        if not count:
+            return self.level
+        return f"{self.level}; {count} check{'s' * (count != 1)} {NOT_APPLICABLE}"
 
 
 class RunError(BaseModel):
@@ -252,7 +265,7 @@ def to_markdown(report: Report) -> str:
         "| profile | level | offered features | declared constraints |",
         "| --- | --- | --- | --- |",
         *(
-            f"| {name} | {info.level} | {features_cell(info)} | "
+            f"| {name} | {_cell(level_cell(info), 400)} | {features_cell(info)} | "
             f"{'; '.join(info.constraints) or 'none'} |"
             for name, info in sorted(report.profiles.items())
         ),
@@ -265,6 +278,15 @@ def to_markdown(report: Report) -> str:
             f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason)} | {c.calls} | {c.retries} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def level_cell(info: ProfileInfo) -> str:
+    """The level as the Markdown shows it: with the checks the declared constraints left
+    nothing to send counted and named beside it."""
+    if not info.not_applicable:
+        return info.level
+    names = ", ".join(f"`{check_id}`" for check_id in info.not_applicable)
+    return f"{info.shown_level()}: {names}"
 
 
 def features_cell(info: ProfileInfo) -> str:

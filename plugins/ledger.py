@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import conformance
 from conformance.checks.catalogue import CATALOGUE, all_checks
-from conformance.checks.outcome import RETAINS_NOTHING
+from conformance.checks.outcome import RETAINS_NOTHING, not_applicable
 from conformance.driver import Driver
 from conformance.engine.requests import FetchMode
 from conformance.fuzz.runner import FUZZ_TARGETS
@@ -221,7 +221,12 @@ class Ledger:
             None,
         )
         info = ProfileInfo(
-            level="none", retains=retains, constraints=self.driver.constraints.describe()
+            level="none",
+            retains=retains,
+            constraints=self.driver.constraints.describe(),
+            not_applicable=[
+                e.id for e in checks if e.outcome == "skipped" and not_applicable(e.reason)
+            ],
         )
         if declared is not None and profile == "engine":
             info.fetch_modes = declared.fetch_modes

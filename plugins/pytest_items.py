@@ -11,6 +11,7 @@ from typing import Any, cast
 import pytest
 
 from conformance.checks.catalogue import Check
+from conformance.checks.outcome import not_applicable
 from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import CheckEntry, OutcomeName, Report, verdict_lines
@@ -342,10 +343,12 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
     for name, info in sorted(report.profiles.items()):
         features = ", ".join(info.features) or "none"
-        lines.append(f"  {name}: level {info.level} (offered features: {features})")
+        lines.append(f"  {name}: level {info.shown_level()} (offered features: {features})")
     for entry in report.checks:
         if entry.outcome == "inconclusive":
             lines.append(f"  inconclusive {entry.id}: {entry.reason}")
+        elif entry.outcome == "skipped" and not_applicable(entry.reason):
+            lines.append(f"  {entry.id}: {entry.reason}")
         elif entry.repeats is not None and entry.outcome in ("failed", "waived"):
             lines.append(f"  {entry.id}: {entry.shown_outcome()}")
         elif entry.id.startswith("fuzz.") and entry.outcome == "passed":

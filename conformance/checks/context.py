@@ -77,6 +77,17 @@ def new_nonce(seed: int | None = None, key: str = "") -> str:
     return f"{worker}{time.time_ns():x}{next(_counter):x}{os.getpid():x}"
 
 
+def root_separator(constraints: Constraints) -> str:
+    """`/`, unless the declared namespace alphabet leaves it out: then `-`.
+
+    A root and the names built under it hold only letters, digits, `-` and this
+    separator, so a declared alphabet narrows what a check sends without leaving it
+    nothing to send.
+    """
+    alphabet = constraints.namespace_alphabet
+    return "/" if alphabet is None or "/" in alphabet else "-"
+
+
 def describe(value: object, width: int = 60) -> str:
     """A short, one-line rendering of a call argument for messages."""
     text = _repr_head(value, width).replace("\n", "\\n")
@@ -124,8 +135,13 @@ class CheckContext:
         self.nonce = nonce or new_nonce(self.settings.seed, item)
         # A single word, valid as an engine segment id and as part of a provider namespace.
         self.marker = f"tmconf{self.nonce}"
-        slug = re.sub(r"[^A-Za-z0-9_-]", "-", check_id)
-        self.root = f"{_ROOT_PREFIX}/{self.nonce}/{slug}"
+        self.separator = root_separator(self.settings.constraints)
+        """What joins the root's parts and the names built under it: `/`, or `-` when
+        the declared namespace alphabet leaves `/` out."""
+        # Letters, digits and `-` only, which any plausible declaration admits: the check
+        # id's `.` and `_` would cost the check its scopes under an alphabet without them.
+        slug = re.sub(r"[^A-Za-z0-9-]", "-", check_id)
+        self.root = self.separator.join((_ROOT_PREFIX, self.nonce, slug))
         self.calls = 0
         self.retries = 0
         self.call_log: list[str] = []

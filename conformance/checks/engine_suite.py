@@ -7,6 +7,7 @@ from conformance.checks.engine_core import (
     assert_round_trip,
 )
 from conformance.checks.engine_cursors import assert_cursor_progress, assert_list_paging
+from conformance.checks.engine_declared import assert_engine_declared_constraints_refuse
 from conformance.checks.engine_explore import assert_explore
 from conformance.checks.engine_fetch import assert_ranking, assert_unsupported_modes
 from conformance.checks.engine_filters import (
@@ -33,6 +34,7 @@ __all__ = [
     "assert_cursor_progress",
     "assert_empty_forget",
     "assert_engine_accepts_valid_input",
+    "assert_engine_declared_constraints_refuse",
     "assert_engine_retention_probe",
     "assert_explore",
     "assert_explore_filters",

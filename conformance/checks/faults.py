@@ -108,6 +108,12 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("RefusesLongTexts", "refuses any text over 1,000 characters"),
         Fault("SplitsJoinedTags", "keeps tags joined by `,`: the tag `g,h` reads back as two"),
     ),
+    "engine.declared_constraints_refuse": (
+        Fault(
+            "DeclaresALengthButTruncates",
+            "declares texts of 1,000 characters at most, yet cuts a longer one and keeps it",
+        ),
+    ),
     "engine.unsupported_modes": (
         Fault("ClaimEveryMode", "declares hybrid only, but serves every mode"),
     ),
@@ -255,6 +261,12 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("TrimsContent", "strips leading and trailing whitespace"),
         Fault("NormalisesContent", "stores content in Unicode NFKC form"),
     ),
+    "provider.declared_constraints_refuse": (
+        Fault(
+            "DeclaresAnAlphabetButMerges",
+            "declares no `_ . @ +` in names, yet takes them, `a_b`, `a.b`, `a@b` as one",
+        ),
+    ),
     "provider.documents_round_trip": (
         Fault(
             "DeleteAlwaysDeletes", "delete_document answers deleted: true when nothing was there"
@@ -327,7 +339,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     ),
     "provider.accepts_valid_input": (
         Fault("RefusesDottedNamespaces", "refuses any namespace holding a `.`"),
-        Fault("RefusesEmptySegments", "refuses a namespace with an empty `/` segment"),
+        Fault("RefusesEmptySegments", "refuses a namespace with an empty or a `.` `/` segment"),
         Fault("FoldsDotSegments", "folds `a/./b` to `a/b`, so the entry comes back elsewhere"),
         Fault("RefusesLongKeys", "refuses keys over 255 characters"),
     ),

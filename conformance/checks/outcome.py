@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from conformance.constraints import NOT_APPLICABLE
+
 Outcome = Literal["passed", "failed", "skipped", "inconclusive", "waived"]
 
 RETAINS_NOTHING = "driver retains nothing"
@@ -54,6 +56,20 @@ class CheckSkipped(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+class NotApplicable(CheckSkipped):
+    """The driver's declared constraints admit none of what the check must send (every
+    namespace of a section check holds a `:`, say): it is skipped, and the report says
+    so beside the level."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"{NOT_APPLICABLE}: {why}")
+
+
+def not_applicable(reason: str) -> bool:
+    """Whether a skip `reason` is `NotApplicable`'s."""
+    return reason.startswith(NOT_APPLICABLE)
 
 
 class Inconclusive(Exception):

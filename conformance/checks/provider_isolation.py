@@ -52,10 +52,16 @@ def assert_namespaces_are_isolated(provider: Any, ctx: CheckContext) -> None:
     `namespaces()` counts of one never include the other; forgetting `k` in `a`
     removes it there only; a namespace never written lists and recalls nothing.
     """
-    names = {label: ns(ctx, what) for label, what in SIBLINGS}
-    pairs = list(NEAR_MISSES)
+    admits = ctx.settings.constraints.admits_namespace
+    names = {label: ns(ctx, what) for label, what in SIBLINGS if "/" not in label}
+    # The path child keeps its `/` (under a separator of `-`, `iso-a-b` would be the
+    # sibling `a-b` itself); a declared alphabet without `/` leaves it out.
+    child = ns(ctx, "iso/a") + "/b"
+    if admits(child):
+        names["a/b"] = child
+    pairs = [(a, b) for a, b in NEAR_MISSES if a in names and b in names]
     sections = {label: sectioned(ctx, "learning", what) for label, what in SECTIONED_SIBLINGS}
-    if all(ctx.settings.constraints.admits_namespace(n) for n in sections.values()):
+    if all(admits(n) for n in sections.values()):
         names.update(sections)
         pairs.extend(SECTIONED_NEAR_MISSES)
     own = {label: f"own-{i}" for i, label in enumerate(names)}

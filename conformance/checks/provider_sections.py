@@ -8,8 +8,8 @@ from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
-from conformance.checks.outcome import CheckSkipped
-from conformance.checks.provider_support import put
+from conformance.checks.outcome import NotApplicable
+from conformance.checks.provider_support import ns, put
 from conformance.checks.registry import check
 from conformance.provider import (
     Invalid,
@@ -35,7 +35,11 @@ def assert_namespaces_preserve_their_section(provider: Any, ctx: CheckContext) -
     Catches drivers whose storage address collapses `:`, so the name comes back as
     an unsectioned `conversation_...`.
     """
-    written = Namespace.conversation(f"{ctx.root}/section-thread")
+    written = Namespace.conversation(ns(ctx, "section-thread"))
+    refusal = ctx.settings.constraints.namespace_refusal(str(written))
+    if refusal is not None:
+        shown = f"conversation:<root>{ctx.separator}section-thread"
+        raise NotApplicable(f"its namespace, `{shown}`, {refusal}")
     put(provider, ctx, str(written), "turn-1", "a conversation turn")
     found: list[str] = []
     for summary in provider.namespaces():
@@ -70,17 +74,23 @@ def _written_entries(
     """Write one entry per admitted scope through `view`; `(scope, key, content)` each."""
     limits = ctx.settings.constraints
     written: list[tuple[str, str, str]] = []
+    refusals: list[str] = []
     for index, (leaf, what) in enumerate(_SECTION_SCOPES):
-        scope = f"{ctx.root}/{leaf}"
+        scope = ns(ctx, leaf)
         namespace = view.namespace(scope).as_str()
         key, content = f"turn-{index}", f"enumerable needle in {what}"
-        if not (limits.admits_namespace(namespace) and limits.admits_key(key)):
+        refusal = limits.namespace_refusal(namespace)
+        if refusal is not None or not limits.admits_key(key):
+            refusals.append(refusal or f"its key {key!r} is refused")
             continue
         ctx.defer(f"forget({namespace!r}, {key!r})", partial(provider.forget, namespace, key))
         view.put(scope, key, content, MemoryCategory.CONVERSATION, None, MemoryTaint.INTERNAL)
         written.append((scope, key, content))
     if not written:
-        raise CheckSkipped("the driver's declared constraints admit none of the check's scopes")
+        raise NotApplicable(
+            f"each namespace it writes, `{view.section.prefix}:<root>{ctx.separator}<scope>`, "
+            + "; ".join(dict.fromkeys(refusals))
+        )
     return written
 
 
@@ -119,7 +129,7 @@ def assert_section_writes_are_enumerable(provider: Any, ctx: CheckContext) -> No
     sections = Sections(provider)
     view = sections.conversations()
     written = _written_entries(provider, ctx, view)
-    prefix = f"{view.section.prefix}:{ctx.root}/"
+    prefix = f"{view.section.prefix}:{ctx.root}{ctx.separator}"
     scopes = _enumerate(ctx, "conversations().scopes()", view.scopes)
     mine = [s for s in scopes if s.namespace.as_str().startswith(prefix)]
     for scope, key, content in written:

@@ -10,6 +10,7 @@ from conformance.checks.provider_core import (
     assert_taint_is_preserved,
     assert_upsert_replaces_rather_than_duplicates,
 )
+from conformance.checks.provider_declared import assert_declared_constraints_refuse
 from conformance.checks.provider_documents import (
     assert_documents_at_volume,
     assert_documents_round_trip,
@@ -43,6 +44,7 @@ __all__ = [
     "assert_accepts_valid_input",
     "assert_awkward_content_round_trips",
     "assert_capability_audit",
+    "assert_declared_constraints_refuse",
     "assert_documents_at_volume",
     "assert_documents_round_trip",
     "assert_export_covers_every_record",

@@ -60,13 +60,14 @@ normalises what it keeps cannot pass for one that keeps nothing."""
 
 
 def ns(ctx: CheckContext, what: str) -> str:
-    """A namespace of this check's own, under its run-unique root."""
-    return f"{ctx.root}/{what}"
+    """A namespace of this check's own, under its run-unique root; each `/` of `what`
+    is the root's separator (`-` when the declared alphabet leaves `/` out)."""
+    return ctx.separator.join((ctx.root, *what.split("/")))
 
 
 def sectioned(ctx: CheckContext, section: str, what: str) -> str:
     """A `<section>:<scope>` namespace of this check's own, its scope under the root."""
-    return f"{section}:{ctx.root}/{what}"
+    return f"{section}:{ns(ctx, what)}"
 
 
 def is_ours(ctx: CheckContext, namespace: str | None) -> bool:
@@ -74,7 +75,7 @@ def is_ours(ctx: CheckContext, namespace: str | None) -> bool:
     if namespace is None:
         return False
     scopes = [namespace, namespace.split(":", 1)[-1]]
-    return any(s == ctx.root or s.startswith(ctx.root + "/") for s in scopes)
+    return any(s == ctx.root or s.startswith(ctx.root + ctx.separator) for s in scopes)
 
 
 def where(ctx: CheckContext, namespace: str | None) -> str:
@@ -82,8 +83,9 @@ def where(ctx: CheckContext, namespace: str | None) -> str:
     (`vol/n03`, `learning:x`), else its `repr`."""
     if namespace is None:
         return "None"
-    if ctx.root + "/" in namespace:
-        return namespace.replace(ctx.root + "/", "", 1)
+    under = ctx.root + ctx.separator
+    if under in namespace:
+        return namespace.replace(under, "", 1)
     return show(namespace)
 
 

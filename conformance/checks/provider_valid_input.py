@@ -36,25 +36,27 @@ def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str, str]]:
     """`(what, namespace, constraint)` for every unusual but valid namespace (contract A6)
     the driver's declared constraints admit, the longest at the declared or contract
     bound; `constraint` is the declaration that would lift it."""
-    root = ctx.root
+    # Under the root by its separator; a `/` inside a case is the case's point, and a
+    # declared alphabet without `/` leaves that case out.
+    root = ctx.root + ctx.separator
     limit = ctx.settings.constraints.max_namespace_bytes or MAX_NAMESPACE_LEN
-    longest = f"{root}/longest-"
+    longest = f"{root}longest-"
     alphabet, segments, length = (
         "namespace_alphabet",
         "empty_or_dot_segments",
         "max_namespace_bytes",
     )
     cases = [
-        ("dots", f"{root}/dotted.name.v2", alphabet),
-        ("an at sign", f"{root}/user@example.org", alphabet),
-        ("a plus", f"{root}/tag+plus", alphabet),
-        ("colons beyond the first", f"learning:{root}/topic:sub:leaf", alphabet),
-        ("several / segments", f"{root}/seg1/seg2/seg3/seg4", alphabet),
-        ("every allowed character class", f"{root}/AZaz09-_.:@+/end", alphabet),
+        ("dots", f"{root}dotted.name.v2", alphabet),
+        ("an at sign", f"{root}user@example.org", alphabet),
+        ("a plus", f"{root}tag+plus", alphabet),
+        ("colons beyond the first", f"learning:{root}topic:sub:leaf", alphabet),
+        ("several / segments", f"{root}seg1/seg2/seg3/seg4", alphabet),
+        ("every allowed character class", f"{root}AZaz09-_.:@+/end", alphabet),
         # Valid (only `..` and a leading or trailing `/` are not), and what a store that
         # maps `/` onto path parts or tuple labels refuses or folds into another name.
-        ("an empty segment", f"{root}/empty//segment", segments),
-        ("a `.` segment", f"{root}/dot/./segment", segments),
+        ("an empty segment", f"{root}empty//segment", segments),
+        ("a `.` segment", f"{root}dot/./segment", segments),
         (
             f"the longest allowed ({limit} bytes)",
             longest + "x" * (limit - len(longest)),

@@ -1,11 +1,11 @@
 """Canonical identifiers, logical namespaces and physical storage addresses.
 
 `canonical_identifier` is the PII-redacted, delimiter-preserving form of a namespace or
-key. `logical_namespace` is the name a row is reported under: the canonical identifier
-with each redaction placeholder spelled as the address spells it, so it is itself a valid
-namespace. `sanitize_namespace` is the physical address (database column and directory
-name). The address is path-safe but not injective: "a:b_c" and "a_b:c" both become
-"a_b_c".
+key. `logical_namespace` is a row's namespace, its identity with the key: the canonical
+identifier with each redaction placeholder spelled as the address spells it, so it is
+itself a valid namespace. `sanitize_namespace` is the physical address, which names the
+directory of a row's Markdown file and nothing else: it is path-safe but not injective
+("a:b_c" and "a_b:c" both become "a_b_c").
 """
 
 from __future__ import annotations
@@ -47,16 +47,18 @@ def canonical_identifier(value: str) -> str:
 
 
 def logical_namespace(ns: str) -> str:
-    """The name a row written under `ns` is reported under (the `logical_namespace` column).
+    """The namespace a row written under `ns` belongs to (the `logical_namespace` column).
 
     `canonical_identifier(ns)`, delimiter-preserving and PII-redacted, with each
     placeholder's brackets spelled `_` as the address spells them (`[REDACTED_PII_SSN]`
     becomes `_REDACTED_PII_SSN_`): the brackets are not namespace characters, and a name
     that does not parse could be neither enumerated by section nor read back. Spelled
-    so, the name is a valid namespace that sanitises to the very address `ns` does, so
-    reading it finds the same rows, and the redacted identifier is still in neither
-    column. The placeholder is 7 bytes longer than an SSN, so a name within that of the
-    200-byte limit reports a name over it.
+    so, the name is a valid namespace whose own logical name is itself, so reading it
+    finds the same rows, and the redacted identifier is in no column. A name differs
+    from `ns` only where `ns` held personal data: two names differing only there are one
+    namespace, the price of keeping the data off the disk. The placeholder is 7 bytes
+    longer than an SSN, so a name within that of the 200-byte limit reports a name over
+    it.
     """
     return REDACTION_PLACEHOLDER.sub(r"_\1_", canonical_identifier(ns))
 

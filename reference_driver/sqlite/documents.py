@@ -1,8 +1,9 @@
 """`SqliteDocuments`: the optional `documents` family over the same rows as core entries.
 
 A document and a core entry at one `(namespace, key)` are one row: a document's content
-is the entry's content. Namespaces are addressed physically, as everywhere in this
-driver, so a sectioned namespace (`document:handbook`) is found by its `:` spelling.
+is the entry's content. Namespaces are matched by their logical name, as everywhere in
+this driver: `document:handbook` is found by its `:` spelling, and `document_handbook`,
+which shares its address, is another namespace.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from conformance.provider import (
     StoredMemoryDocument,
 )
 
-from .drafts import document_draft, read_address, read_key
+from .drafts import document_draft, read_key, read_namespace
 from .recall import query_terms
 from .rows import Row
 from .store import SqliteStore
@@ -75,14 +76,14 @@ class SqliteDocuments(MemoryDocuments):
         if stored_key is None:
             return None
         with self._store().reader() as reader:
-            row = reader.fetch(read_address(namespace), stored_key)
+            row = reader.fetch(read_namespace(namespace), stored_key)
         return None if row is None else row.document()
 
     def list_documents(self, namespace: str | None) -> JsonValue:
         """`{"count": N, "documents": [...]}`, every namespace when `namespace` is `None`."""
-        physical = None if namespace is None else read_address(namespace)
+        logical = None if namespace is None else read_namespace(namespace)
         with self._store().reader() as reader:
-            rows = reader.rows(physical)
+            rows = reader.rows(logical)
         documents: builtins.list[JsonValue] = [row.listing() for row in rows]
         return {"count": len(documents), "documents": documents}
 
@@ -93,12 +94,12 @@ class SqliteDocuments(MemoryDocuments):
 
     def delete_document(self, namespace: str, document_id: str) -> JsonValue:
         """`{"deleted", "namespace", "documentId"}`; a missing document is `deleted: false`."""
-        deleted = self._store().delete_document(read_address(namespace), document_id)
+        deleted = self._store().delete_document(read_namespace(namespace), document_id)
         return {"deleted": deleted, "namespace": namespace, "documentId": document_id}
 
     def clear_namespace(self, namespace: str) -> None:
-        """Remove every document of the namespace's physical address (aliases included)."""
-        self._store().clear(read_address(namespace))
+        """Remove every document of the namespace (and none of another sharing its address)."""
+        self._store().clear(read_namespace(namespace))
 
     def query_documents(self, namespace: str, query: str, limit: int) -> NamespaceRetrievalContext:
         """The namespace's documents ranked against `query` by title and content."""
@@ -108,7 +109,7 @@ class SqliteDocuments(MemoryDocuments):
             return _context(namespace, query, [])
         with self._store().reader() as reader:
             found = reader.search(
-                read_address(namespace), terms, limit, columns="title_and_content"
+                read_namespace(namespace), terms, limit, columns="title_and_content"
             )
         return _context(namespace, query, [(row, score, 0.0) for row, score in found])
 
@@ -116,7 +117,7 @@ class SqliteDocuments(MemoryDocuments):
         """The namespace's latest documents, newest first, scored by recency rank."""
         _check_limit(limit)
         with self._store().reader() as reader:
-            rows = reader.recent(read_address(namespace), limit)
+            rows = reader.recent(read_namespace(namespace), limit)
         return _context(
             namespace, None, [(row, 0.0, 1.0 / (1 + rank)) for rank, row in enumerate(rows)]
         )

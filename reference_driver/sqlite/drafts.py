@@ -1,8 +1,10 @@
-"""Validating a write into a `Draft`, and addressing a read.
+"""Validating a write into a `Draft`, and naming what a read looks for.
 
 A write is refused with `Invalid` before anything is stored when its namespace fails
-`Namespace.parse`, when its key is blank, or when a string cannot be stored as UTF-8.
+`Namespace.parse`, when its key is empty, or when a string cannot be stored as UTF-8.
 A read never fails on its input: a name that could not have been written finds nothing.
+Rows are identified by their logical namespace and their key, each kept as written but
+for personal data (redacted); the physical address only places the Markdown file.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from conformance.provider import (
 
 from .address import (
     REDACTION_PLACEHOLDER,
-    canonical_document_key,
+    canonical_identifier,
     logical_namespace,
     sanitize_namespace,
 )
@@ -34,8 +36,8 @@ __all__ = [
     "Draft",
     "document_draft",
     "entry_draft",
-    "read_address",
     "read_key",
+    "read_namespace",
 ]
 
 CHAT_SOURCE: Final = "chat"
@@ -50,7 +52,9 @@ class Draft:
     """A validated write, addressed and canonicalised."""
 
     physical: str
+    """The sanitised address: where the Markdown file goes, nothing more."""
     logical: str
+    """The logical namespace: with `key`, the row's identity."""
     key: str
     title: str
     content: str
@@ -88,14 +92,16 @@ def _writable_namespace(namespace: str) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _address(namespace: str) -> str:
-    return sanitize_namespace(namespace)
+def _logical(namespace: str) -> str:
+    return logical_namespace(namespace)
 
 
 def _writable_key(key: str) -> str:
-    stored = canonical_document_key(_utf8(key, "key"))
+    # Not trimmed, unlike the seed's document keys: ` k` and `k` are two keys, and a
+    # trimmed key would merge them.
+    stored = canonical_identifier(_utf8(key, "key"))
     if not stored:
-        raise Invalid("key must not be blank")
+        raise Invalid("key must not be empty")
     return stored
 
 
@@ -158,9 +164,15 @@ def document_draft(document: NamespaceDocumentInput) -> Draft:
     )
 
 
-def read_address(namespace: str | None) -> str:
-    """The physical address a read of `namespace` looks in (`None` or blank: `global`)."""
-    return GLOBAL_NAMESPACE if namespace is None else _address(namespace)
+def read_namespace(namespace: str | None) -> str:
+    """The logical namespace a read of `namespace` looks in (`None` or blank: `global`).
+
+    The transform the write path applies, so a read finds exactly what a write of the
+    same name stored, and nothing stored under another name sharing its address.
+    """
+    if namespace is None or not namespace.strip():
+        return GLOBAL_NAMESPACE
+    return _logical(namespace)
 
 
 def read_key(key: str) -> str | None:
@@ -169,4 +181,4 @@ def read_key(key: str) -> str | None:
         key.encode()
     except UnicodeEncodeError:
         return None
-    return canonical_document_key(key) or None
+    return canonical_identifier(key) or None

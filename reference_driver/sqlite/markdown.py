@@ -1,9 +1,12 @@
 """The per-entry Markdown mirror: one file per row under `namespaces/<address>/`.
 
 The database is authoritative; the mirror is rewritten on every write so a person can
-read (and grep, and back up) the workspace. File names are derived, never taken from
-input: a path-safe slug of the key for humans plus a digest of `(address, key)`, so two
-keys never share a file even where their slugs, or their addresses' directories, agree.
+read (and grep, and back up) the workspace. The row's physical address names its
+directory; its file name is derived, never taken from input: a path-safe slug of the key
+for humans plus a digest of `(logical namespace, key)`, the row's identity, so two rows
+never share a file even where their slugs, their addresses or their addresses'
+directories agree. A file is removed by the path its row records, which is where an
+earlier layout put it too.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
@@ -33,9 +37,9 @@ _SLUG_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 _SLUG_MAX: Final = 48
 
 
-def file_name(physical: str, key: str) -> str:
-    """The mirror file name of the row `(physical, key)`: `<slug>-<digest>.md`."""
-    digest = hashlib.sha256(json.dumps([physical, key]).encode()).hexdigest()[:20]
+def file_name(logical: str, key: str) -> str:
+    """The mirror file name of the row `(logical, key)`: `<slug>-<digest>.md`."""
+    digest = hashlib.sha256(json.dumps([logical, key]).encode()).hexdigest()[:20]
     slug = _SLUG_UNSAFE.sub("_", key[:_SLUG_MAX]).lstrip("-")
     return f"{slug or 'entry'}-{digest}.md"
 
@@ -75,13 +79,14 @@ class MarkdownMirror:
         """The `namespaces` folder."""
         return self._root
 
-    def path(self, physical: str, key: str) -> Path:
-        """The file of the row `(physical, key)`; `PathEscape` if it would leave the workspace."""
+    def path(self, physical: str, logical: str, key: str) -> Path:
+        """The file of the row `(logical, key)`, in the directory of its address `physical`;
+        `PathEscape` if it would leave the workspace."""
         try:
             directory = address_directory(self._root, physical)
         except ValueError:
             raise PathEscape("a storage address would leave the workspace") from None
-        return directory / file_name(physical, key)
+        return directory / file_name(logical, key)
 
     def relative(self, path: Path) -> str:
         """`path` relative to the workspace, `/`-separated (as `markdown_rel_path` holds it)."""
@@ -100,11 +105,21 @@ class MarkdownMirror:
                 os.unlink(temporary)
             raise
 
-    def remove(self, physical: str, key: str) -> None:
-        """Delete the row's file, then every directory it leaves empty."""
-        path = self.path(physical, key)
-        path.unlink(missing_ok=True)
-        directory = path.parent
+    def remove_all(self, relatives: Iterable[str]) -> None:
+        """Delete the files at `relatives` (as `markdown_rel_path` holds them), then every
+        directory they leave empty. A path outside the `namespaces` folder (a column
+        edited by hand) is left alone, as is an empty one (a row written without a file)."""
+        root = self._root.resolve()
+        for relative in relatives:
+            if not relative:
+                continue
+            path = self._workspace / relative
+            if root not in path.resolve().parents:
+                continue
+            path.unlink(missing_ok=True)
+            self._prune(path.parent)
+
+    def _prune(self, directory: Path) -> None:
         while directory != self._root and directory.is_relative_to(self._root):
             try:
                 directory.rmdir()

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import atexit
 import shutil
-import string
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from conformance.constraints import Constraints
 from conformance.driver import Driver, DriverError
 from plugins.hookspecs import hookimpl
 
@@ -26,15 +24,6 @@ __all__ = ["tinymemory_driver"]
 
 OPTIONS: Final = ("fts", "path")
 
-NAMESPACE_ALIASING: Final = Constraints(
-    namespace_alphabet=string.ascii_letters + string.digits + "-/:",
-    reason=(
-        "a namespace's physical address maps `_ . @ + :` alike to `_` (contract-reference "
-        "A11), so two namespaces differing only there are one namespace; `:` alone stays "
-        "apart, as the logical name keeps it"
-    ),
-)
-"""What the store cannot keep apart, declared rather than waived."""
 _FTS_CHOICES: Final = {"auto": None, "off": False}
 
 
@@ -77,5 +66,4 @@ def tinymemory_driver(name: str, options: Mapping[str, str]) -> Driver:
         name=name,
         provider=provider,
         description="on-disk provider: SQLite (WAL, FTS5) plus a Markdown file per entry",
-        constraints=NAMESPACE_ALIASING,
     )

@@ -1,14 +1,17 @@
 """Export pages and import of the mandatory portability family.
 
-The cursor is `"{namespace_index}:{offset}"`, indexing the namespace summaries, which
-are ordered by name and therefore stable between pages. Each page reads the summaries
-and its rows in one read transaction. An empty page is not a terminator: only a `None`
-next cursor is. Messages are the mandatory composition's, word for word.
+Records come in `(logical namespace, key)` order, and a cursor names the last row a page
+held (`after:` and that pair, base64url JSON): the next page starts past it. A position,
+unlike an index, holds while the store changes between pages, so a row written, or
+forgotten, meanwhile never shifts another row into a page twice or out of every page.
+An empty page is not a terminator: only a `None` next cursor is.
 """
 
 from __future__ import annotations
 
-import re
+import base64
+import binascii
+import json
 from collections.abc import Callable
 from typing import Final
 
@@ -28,50 +31,51 @@ from conformance.provider import (
 from .drafts import Draft, document_draft, entry_draft
 from .store import SqliteStore
 
-__all__ = ["export_page", "import_records", "parse_cursor"]
+__all__ = ["export_page", "import_records", "issue_cursor", "parse_cursor"]
 
-# What Rust's `usize::from_str` accepts: ASCII digits with an optional leading "+".
-_INDEX: Final = re.compile(r"\+?[0-9]+")
+_PREFIX: Final = "after:"
 
 
-def parse_cursor(cursor: str | None) -> tuple[int, int]:
-    """`(namespace_index, offset)`; `None` is the start. `Invalid` for a foreign cursor."""
+def issue_cursor(namespace: str, key: str) -> str:
+    """The cursor of the position just past the row `(namespace, key)`."""
+    packed = json.dumps([namespace, key], ensure_ascii=False).encode()
+    return _PREFIX + base64.urlsafe_b64encode(packed).decode().rstrip("=")
+
+
+def parse_cursor(cursor: str | None) -> tuple[str, str] | None:
+    """The row a cursor resumes after; `None` is the start. `Invalid` for a foreign cursor."""
     if cursor is None:
-        return 0, 0
-    index, colon, offset = cursor.partition(":")
-    if not colon or not _INDEX.fullmatch(index) or not _INDEX.fullmatch(offset):
-        raise Invalid(f"export cursor not issued by this driver: {cursor}")
-    return int(index), int(offset)
+        return None
+    foreign = Invalid(f"export cursor not issued by this driver: {cursor}")
+    if not cursor.startswith(_PREFIX):
+        raise foreign
+    body = cursor[len(_PREFIX) :]
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        position = json.loads(raw.decode())
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise foreign from None
+    if (
+        not isinstance(position, list)
+        or len(position) != 2
+        or not all(isinstance(part, str) for part in position)
+        or issue_cursor(position[0], position[1]) != cursor
+    ):
+        raise foreign
+    return position[0], position[1]
 
 
 def export_page(store: SqliteStore, cursor: str | None, limit: int) -> ExportPage:
-    """Up to `limit` records of one namespace, from `cursor`."""
+    """Up to `limit` records past `cursor`, in `(namespace, key)` order."""
     if limit <= 0:
         raise Invalid("export page limit must be greater than zero")
-    index, offset = parse_cursor(cursor)
-    with store.reader(snapshot=True) as reader:
-        summaries = reader.summaries()
-        if index >= len(summaries):
-            # A start-of-export against an empty store lands here legitimately; any other
-            # out-of-range index came from a cursor this driver did not issue.
-            if cursor is not None and summaries:
-                raise Invalid(
-                    f"export cursor names namespace #{index}, but this driver holds "
-                    f"{len(summaries)}"
-                )
-            return ExportPage(records=[], next_cursor=None)
-        summary = summaries[index]
-        if offset > summary.count:
-            raise Invalid(f"export cursor offset {offset} is past the end of namespace #{index}")
-        rows = reader.rows(summary.physical, offset=offset, limit=limit)
-    end = offset + len(rows)
-    if end < summary.count:
-        next_cursor: str | None = f"{index}:{end}"
-    elif index + 1 < len(summaries):
-        next_cursor = f"{index + 1}:0"
-    else:
-        next_cursor = None
-    return ExportPage(records=[row.export_record() for row in rows], next_cursor=next_cursor)
+    after = parse_cursor(cursor)
+    with store.reader() as reader:
+        # One row more than the page: whether another page follows.
+        rows = reader.rows_after(after, limit + 1)
+    page, more = rows[:limit], len(rows) > limit
+    next_cursor = issue_cursor(page[-1].namespace, page[-1].key) if more else None
+    return ExportPage(records=[row.export_record() for row in page], next_cursor=next_cursor)
 
 
 def _read_record(record: ExportRecord) -> Draft:

@@ -1,13 +1,16 @@
 """`SqliteProvider`: the `sqlite` driver, an on-disk provider (the seed's production store).
 
 A workspace directory holds `memory.db` (SQLite, WAL) and `namespaces/<address>/`, one
-Markdown file per entry. Entries are rows keyed by `(physical address, key)`: the address
-is `sanitize_namespace(namespace)` (path-safe, PII-redacted, not injective), the key is
-`canonical_document_key(key)`. Each row also carries its logical namespace
-(`logical_namespace(namespace)`: delimiter-preserving, PII-redacted, itself a valid
-namespace addressing the same rows), which is what enumeration and reads report, so
-`conversation:thread-1` comes back under its `:` spelling and
-`conversation:thread-123-45-6789` as `conversation:thread-_REDACTED_PII_SSN_`.
+Markdown file per entry. Entries are rows keyed by `(logical namespace, key)`: the
+logical namespace is `logical_namespace(namespace)` (delimiter-preserving, PII-redacted,
+itself a valid namespace naming the same rows), the key `canonical_identifier(key)` (as
+written, personal data redacted). Every read, write, listing and enumeration goes by the
+logical name, so
+`conversation:thread-1` comes back under its `:` spelling,
+`conversation:thread-123-45-6789` as `conversation:thread-_REDACTED_PII_SSN_`, and
+`agent:a_b`, `agent:a.b` and `agent:a@b` are three namespaces. The physical address
+(`sanitize_namespace(namespace)`: path-safe, not injective) only names the directory of
+the Markdown file.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from conformance.provider import (
 from . import portability
 from .database import DEFAULT_BUSY_TIMEOUT, mapped_errors
 from .documents import SqliteDocuments
-from .drafts import entry_draft, read_address, read_key
+from .drafts import entry_draft, read_key, read_namespace
 from .recall import query_terms
 from .rows import timestamp
 from .store import SessionFilter, SqliteStore, StoreUnavailable
@@ -144,12 +147,12 @@ class SqliteProvider(ProviderBase):
         self._live().upsert(entry_draft(namespace, key, content, category, session_id, taint))
 
     def get(self, namespace: str, key: str) -> MemoryEntry | None:
-        """The entry at the namespace's physical address, or `None`."""
+        """The entry, or `None`."""
         stored_key = read_key(key)
         if stored_key is None:
             return None
         with self._live().reader() as reader:
-            row = reader.fetch(read_address(namespace), stored_key)
+            row = reader.fetch(read_namespace(namespace), stored_key)
         return None if row is None else row.entry()
 
     def forget(self, namespace: str, key: str) -> bool:
@@ -157,20 +160,20 @@ class SqliteProvider(ProviderBase):
         stored_key = read_key(key)
         if stored_key is None:
             return False
-        return self._live().delete(read_address(namespace), stored_key)
+        return self._live().delete(read_namespace(namespace), stored_key)
 
     def list(
         self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
     ) -> builtins.list[MemoryEntry]:
         """Entries matching every filter; `namespace=None` lists every namespace."""
-        physical = None if namespace is None else read_address(namespace)
+        logical = None if namespace is None else read_namespace(namespace)
         wanted = None if category is None else str(category)
         with self._live().reader() as reader:
-            rows = reader.rows(physical, wanted, session_id)
+            rows = reader.rows(logical, wanted, session_id)
         return [row.entry() for row in rows]
 
     def namespaces(self) -> builtins.list[NamespaceSummary]:
-        """One summary per physical address, under its logical name when it has one."""
+        """One summary per logical namespace."""
         with self._live().reader() as reader:
             summaries = reader.summaries()
         return [
@@ -204,7 +207,7 @@ class SqliteProvider(ProviderBase):
             return []
         with self._live().reader() as reader:
             found = reader.search(
-                read_address(opts.namespace),  # `None` and blank: `global`
+                read_namespace(opts.namespace),  # `None` and blank: `global`
                 terms,
                 limit,
                 columns="content",
@@ -221,7 +224,7 @@ class SqliteProvider(ProviderBase):
     # ------------------------------------------------------------------ portability
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
-        """One namespace's records from `cursor` (`"{namespace_index}:{offset}"`)."""
+        """Up to `limit` records past the row `cursor` names, in `(namespace, key)` order."""
         return portability.export_page(self._live(), cursor, limit)
 
     def import_records(self, records: builtins.list[ExportRecord]) -> ImportOutcome:

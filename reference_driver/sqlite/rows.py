@@ -55,9 +55,10 @@ class Row(NamedTuple):
     rowid: int
     document_id: str
     physical: str
-    """The sanitised address (`memory_docs.namespace`)."""
-    logical: str | None
-    """`logical_namespace` of the namespace written; `None` before schema version 2."""
+    """The sanitised address (`memory_docs.namespace`): the directory of the row's file."""
+    logical: str
+    """`logical_namespace`: with `key`, the row's identity (since schema version 4 never
+    `NULL`; a row from before version 2 took its address)."""
     key: str
     title: str
     content: str
@@ -97,8 +98,8 @@ class Row(NamedTuple):
 
     @property
     def namespace(self) -> str:
-        """The name reported for this row: its logical name, else its physical address."""
-        return self.logical if self.logical is not None else self.physical
+        """The name reported for this row: its logical namespace."""
+        return self.logical
 
     @property
     def memory_category(self) -> MemoryCategory:

@@ -6,9 +6,14 @@ backfills nothing: a row written before it keeps `NULL`, enumerates under its
 physical address, and heals when it is next written. Version 3 respells the redaction
 placeholders inside logical names (`[REDACTED_PII_SSN]` becomes `_REDACTED_PII_SSN_`, see
 `address.logical_namespace`), so every reported name is a valid namespace; the physical
-address does not change, and neither does any other column. The full-text index is not
-part of the versioned schema: it is derived data, built whenever the SQLite build has
-FTS5.
+address does not change, and neither does any other column. Version 4 makes the logical
+namespace the row's identity: `UNIQUE(logical_namespace, key)` replaces `UNIQUE(namespace,
+key)`, so two names sharing a physical address keep their entries apart. A row from
+before version 2 (`NULL`) takes its physical address as its name, the name it has always
+been reported under. SQLite cannot drop a constraint, so the table is rebuilt, keeping
+every row's `id`. The full-text index is not part of the versioned schema: it is derived
+data, built whenever the SQLite build has FTS5, and its triggers are recreated whenever
+they are missing (the rebuild drops them with the old table).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ __all__ = [
     "schema_version",
 ]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """The version this driver reads and writes."""
 
 FTS_TABLE: Final = "memory_docs_fts"
@@ -103,9 +108,69 @@ def _respell_placeholders(conn: sqlite3.Connection) -> None:
     )
 
 
+_COLUMNS_V4: Final = (
+    "id, document_id, namespace, key, title, content, source_type, priority, tags, "
+    "metadata, category, session_id, taint, created_at, updated_at, markdown_rel_path, "
+    "logical_namespace"
+)
+
+_V4: Final = (
+    """
+    CREATE TABLE memory_docs_v4 (
+        id INTEGER PRIMARY KEY,
+        document_id TEXT NOT NULL UNIQUE,
+        namespace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        source_type TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        tags TEXT NOT NULL DEFAULT '[]',
+        metadata TEXT NOT NULL DEFAULT 'null',
+        category TEXT NOT NULL,
+        session_id TEXT,
+        taint TEXT NOT NULL DEFAULT 'internal',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        markdown_rel_path TEXT NOT NULL,
+        logical_namespace TEXT NOT NULL,
+        UNIQUE (logical_namespace, key)
+    )
+    """,
+    f"""
+    INSERT INTO memory_docs_v4 ({_COLUMNS_V4})
+    SELECT {_COLUMNS_V4.replace("logical_namespace", "COALESCE(logical_namespace, namespace)")}
+    FROM memory_docs
+    """,
+    "DROP TABLE memory_docs",
+    "ALTER TABLE memory_docs_v4 RENAME TO memory_docs",
+    "CREATE INDEX memory_docs_recent ON memory_docs (logical_namespace, updated_at)",
+)
+
+
+def _unique_keys(conn: sqlite3.Connection, table: str) -> list[list[str]]:
+    """The column lists of `table`'s unique indexes."""
+    return [
+        [str(column[2]) for column in conn.execute(f"PRAGMA index_info('{index[1]}')")]
+        for index in conn.execute(f"PRAGMA index_list('{table}')")
+        if index[2]
+    ]
+
+
+def _key_by_logical_namespace(conn: sqlite3.Connection) -> None:
+    # A table already keyed by its logical name (a lagging version marker) is left alone.
+    # The copy cannot clash: version 3 held one row per (address, key); a logical name
+    # determines its address, and an address taken as a name is its own address.
+    if ["logical_namespace", "key"] in _unique_keys(conn, "memory_docs"):
+        return
+    for statement in _V4:
+        conn.execute(statement)
+
+
 _MIGRATIONS: Final[dict[int, Callable[[sqlite3.Connection], None]]] = {
     2: _add_logical_namespace,
     3: _respell_placeholders,
+    4: _key_by_logical_namespace,
 }
 """The step that brings a database from `version - 1` to `version`."""
 
@@ -150,13 +215,14 @@ def fts5_available(conn: sqlite3.Connection) -> bool:
     return True
 
 
-_FTS: Final = (
-    f"""
+_FTS_TABLE: Final = f"""
     CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(
         title, content, content='memory_docs', content_rowid='id',
         tokenize='unicode61 remove_diacritics 2'
     )
-    """,
+    """
+
+_FTS_TRIGGERS: Final = (
     f"""
     CREATE TRIGGER {FTS_TABLE}_insert AFTER INSERT ON memory_docs BEGIN
         INSERT INTO {FTS_TABLE} (rowid, title, content)
@@ -177,8 +243,14 @@ _FTS: Final = (
         VALUES (new.id, new.title, new.content);
     END
     """,
-    f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}) VALUES ('rebuild')",
 )
+
+
+def _held(conn: sqlite3.Connection, kind: str, name: str) -> bool:
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)
+    ).fetchone()
+    return found is not None
 
 
 def ensure_fts(conn: sqlite3.Connection) -> bool:
@@ -186,14 +258,19 @@ def ensure_fts(conn: sqlite3.Connection) -> bool:
 
     An external-content index kept in step by triggers; built from every row the first
     time, so a database written without FTS5 gains it when a build with FTS5 opens it.
+    An index whose triggers are gone (the version 4 migration rebuilt the table, which
+    drops them) gets them back and is rebuilt from every row.
     """
     if not fts5_available(conn):
         return False
     with transaction(conn, write=True):
-        exists = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FTS_TABLE,)
-        ).fetchone()
-        if exists is None:
-            for statement in _FTS:
-                conn.execute(statement)
+        table = _held(conn, "table", FTS_TABLE)
+        triggers = _held(conn, "trigger", f"{FTS_TABLE}_insert")
+        if table and triggers:
+            return True
+        if not table:
+            conn.execute(_FTS_TABLE)
+        for statement in _FTS_TRIGGERS:
+            conn.execute(statement.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
+        conn.execute(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}) VALUES ('rebuild')")
     return True

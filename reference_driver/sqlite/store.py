@@ -1,12 +1,12 @@
 """`SqliteStore`: the workspace (database plus Markdown mirror) at the level of rows.
 
-Rows are addressed by `(physical address, key)` alone. Two logical namespaces that
-sanitise to one address (`a:b_c`, `a_b:c`) are one namespace for every operation, as
-the production store this driver models has always treated them; the logical column only
-labels what enumeration and reads report. One connection serves every thread, guarded
-by a lock; every write is its own `BEGIN IMMEDIATE` transaction, committed (with a full
-sync) before the call returns, and its mirror file is written inside that transaction so
-two processes never interleave a row and its file.
+Rows are identified by `(logical namespace, key)`: every read, write, listing and
+enumeration goes by the logical name. The physical address (`memory_docs.namespace`)
+only places the row's Markdown file, so two names that sanitise to one address
+(`agent:a_b`, `agent:a.b`) share a directory and never an entry. One connection serves
+every thread, guarded by a lock; every write is its own `BEGIN IMMEDIATE` transaction,
+committed (with a full sync) before the call returns, and its mirror file is written
+inside that transaction so two processes never interleave a row and its file.
 """
 
 from __future__ import annotations
@@ -54,11 +54,9 @@ class StoreUnavailable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """One physical namespace: the name it is reported under, its size and latest write."""
+    """One logical namespace: its name, its size and its latest write."""
 
-    physical: str
     namespace: str
-    """`COALESCE(MIN(logical_namespace), namespace)`: a logical name once any row has one."""
     count: int
     last_updated: float
 
@@ -79,9 +77,15 @@ class SessionFilter:
         return " AND d.session_id = ?", [self.session_id]
 
 
-def document_id_for(physical: str, key: str) -> str:
-    """The id a new row gets when none is given: stable for its `(address, key)`."""
-    return "doc_" + hashlib.sha256(json.dumps([physical, key]).encode()).hexdigest()[:24]
+def document_id_for(logical: str, key: str) -> str:
+    """The id a new row gets when none is given: stable for its `(logical namespace, key)`.
+
+    Hashed with a tag, so it never equals an id derived by schema version 3 from an
+    address (`[address, key]`): a row that layout wrote under `a.b` keeps its id when
+    `a_b`, whose address is the same, is written beside it.
+    """
+    digest = hashlib.sha256(json.dumps(["logical", logical, key]).encode()).hexdigest()
+    return "doc_" + digest[:24]
 
 
 class Reader:
@@ -92,38 +96,36 @@ class Reader:
         self._fts = fts
 
     def summaries(self) -> list[Summary]:
-        """Every physical namespace, ordered by reported name then address."""
+        """Every logical namespace, ordered by name."""
         cursor = self._conn.execute(
-            "SELECT namespace, COALESCE(MIN(logical_namespace), namespace) AS reported, "
-            "COUNT(*), MAX(updated_at) FROM memory_docs "
-            "GROUP BY namespace ORDER BY reported, namespace"
+            "SELECT logical_namespace, COUNT(*), MAX(updated_at) FROM memory_docs "
+            "GROUP BY logical_namespace ORDER BY logical_namespace"
         )
         return [
-            Summary(physical=str(p), namespace=str(n), count=int(c), last_updated=float(u))
-            for p, n, c, u in cursor
+            Summary(namespace=str(n), count=int(c), last_updated=float(u)) for n, c, u in cursor
         ]
 
-    def fetch(self, physical: str, key: str) -> Row | None:
-        """The row at `(physical, key)`."""
+    def fetch(self, logical: str, key: str) -> Row | None:
+        """The row at `(logical, key)`."""
         found = self._conn.execute(
-            f"{_SELECT} WHERE d.namespace = ? AND d.key = ?", (physical, key)
+            f"{_SELECT} WHERE d.logical_namespace = ? AND d.key = ?", (logical, key)
         ).fetchone()
         return None if found is None else Row.from_sql(found)
 
     def rows(
         self,
-        physical: str | None,
+        logical: str | None,
         category: str | None = None,
         session_id: str | None = None,
         *,
         offset: int = 0,
         limit: int = -1,
     ) -> list[Row]:
-        """Rows matching every given filter, by address then key; `limit=-1` for all."""
+        """Rows matching every given filter, by namespace then key; `limit=-1` for all."""
         where: list[str] = []
         params: list[object] = []
         for column, value in (
-            ("namespace", physical),
+            ("logical_namespace", logical),
             ("category", category),
             ("session_id", session_id),
         ):
@@ -132,22 +134,35 @@ class Reader:
                 params.append(value)
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         cursor = self._conn.execute(
-            f"{_SELECT}{clause} ORDER BY d.namespace, d.key LIMIT ? OFFSET ?",
+            f"{_SELECT}{clause} ORDER BY d.logical_namespace, d.key LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
         return [Row.from_sql(found) for found in cursor]
 
-    def recent(self, physical: str, limit: int) -> list[Row]:
+    def rows_after(self, after: tuple[str, str] | None, limit: int) -> list[Row]:
+        """Up to `limit` rows past `(logical namespace, key)` (`None`: from the first), in
+        that order."""
+        clause = ""
+        params: tuple[str, ...] = ()
+        if after is not None:
+            # A row value (SQLite 3.15+) walks the `(logical_namespace, key)` index.
+            clause, params = " WHERE (d.logical_namespace, d.key) > (?, ?)", after
+        cursor = self._conn.execute(
+            f"{_SELECT}{clause} ORDER BY d.logical_namespace, d.key LIMIT ?", (*params, limit)
+        )
+        return [Row.from_sql(found) for found in cursor]
+
+    def recent(self, logical: str, limit: int) -> list[Row]:
         """The namespace's rows, latest write first (ties by key)."""
         cursor = self._conn.execute(
-            f"{_SELECT} WHERE d.namespace = ? ORDER BY d.updated_at DESC, d.key LIMIT ?",
-            (physical, limit),
+            f"{_SELECT} WHERE d.logical_namespace = ? ORDER BY d.updated_at DESC, d.key LIMIT ?",
+            (logical, limit),
         )
         return [Row.from_sql(found) for found in cursor]
 
     def search(
         self,
-        physical: str,
+        logical: str,
         terms: list[str],
         limit: int,
         *,
@@ -157,7 +172,7 @@ class Reader:
     ) -> list[tuple[Row, float]]:
         """The best `limit` rows of the namespace holding any of `terms`, with scores."""
         filters = ""
-        params: list[object] = [physical]
+        params: list[object] = [logical]
         if category is not None:
             filters += " AND d.category = ?"
             params.append(category)
@@ -169,7 +184,7 @@ class Reader:
             cursor = self._conn.execute(
                 f"SELECT {_D_COLUMNS}, bm25({FTS_TABLE}) AS relevance FROM {FTS_TABLE} "
                 f"JOIN memory_docs AS d ON d.id = {FTS_TABLE}.rowid "
-                f"WHERE {FTS_TABLE} MATCH ? AND d.namespace = ?{filters} "
+                f"WHERE {FTS_TABLE} MATCH ? AND d.logical_namespace = ?{filters} "
                 "ORDER BY relevance, d.key LIMIT ?",
                 (fts_expression(terms, columns), *params, limit),
             )
@@ -177,7 +192,7 @@ class Reader:
         text = "d.content" if columns == "content" else "d.title || char(10) || d.content"
         cursor = self._conn.execute(
             f"SELECT * FROM (SELECT {_D_COLUMNS}, {COVERAGE_FUNCTION}({text}, ?) AS score "
-            f"FROM memory_docs AS d WHERE d.namespace = ?{filters}) "
+            f"FROM memory_docs AS d WHERE d.logical_namespace = ?{filters}) "
             "WHERE score > 0 ORDER BY score DESC, key LIMIT ?",
             (TERM_SEPARATOR.join(terms), *params, limit),
         )
@@ -262,9 +277,9 @@ class SqliteStore:
                 yield conn, Reader(conn, self._fts)
 
     def upsert(self, draft: Draft) -> Row:
-        """Insert or replace the row at `(draft.physical, draft.key)`; the row as stored."""
+        """Insert or replace the row at `(draft.logical, draft.key)`; the row as stored."""
         updates = [
-            "logical_namespace = excluded.logical_namespace",
+            "namespace = excluded.namespace",
             "content = excluded.content",
             "category = excluded.category",
             "session_id = excluded.session_id",
@@ -280,9 +295,10 @@ class SqliteStore:
             if draft.document_id is not None:
                 updates.append("document_id = excluded.document_id")
         now = time.time()
-        path = self._mirror.path(draft.physical, draft.key)
+        path = self._mirror.path(draft.physical, draft.logical, draft.key)
+        relative = self._mirror.relative(path)
         params = (
-            draft.document_id or document_id_for(draft.physical, draft.key),
+            draft.document_id or document_id_for(draft.logical, draft.key),
             draft.physical,
             draft.logical,
             draft.key,
@@ -297,59 +313,58 @@ class SqliteStore:
             draft.taint.value,
             now,
             now,
-            self._mirror.relative(path),
+            relative,
         )
         with self._writer() as (conn, reader):
+            before = _files(conn, "logical_namespace = ? AND key = ?", (draft.logical, draft.key))
             try:
                 conn.execute(
                     "INSERT INTO memory_docs (document_id, namespace, logical_namespace, key, "
                     "title, content, source_type, priority, tags, metadata, category, "
                     "session_id, taint, created_at, updated_at, markdown_rel_path) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    f"ON CONFLICT (namespace, key) DO UPDATE SET {', '.join(updates)}",
+                    f"ON CONFLICT (logical_namespace, key) DO UPDATE SET {', '.join(updates)}",
                     params,
                 )
             except sqlite3.IntegrityError as error:
                 # The only other unique column: an explicit id another row already has.
                 raise Invalid("document id is already used by another document") from error
-            row = reader.fetch(draft.physical, draft.key)
+            row = reader.fetch(draft.logical, draft.key)
             if row is None:  # pragma: no cover - the insert above guarantees it
                 raise Backend("the sqlite store lost a row it had just written")
             self._mirror.write(path, row)
+            # A row an earlier layout wrote has its file elsewhere (named by its address).
+            self._mirror.remove_all(other for other in before if other != relative)
         return row
 
-    def delete(self, physical: str, key: str) -> bool:
-        """Remove the row at `(physical, key)` and its file; whether it existed."""
+    def delete(self, logical: str, key: str) -> bool:
+        """Remove the row at `(logical, key)` and its file; whether it existed."""
+        where, params = "logical_namespace = ? AND key = ?", (logical, key)
         with self._writer() as (conn, _):
-            cursor = conn.execute(
-                "DELETE FROM memory_docs WHERE namespace = ? AND key = ?", (physical, key)
-            )
-            if cursor.rowcount == 0:
-                return False
-            self._mirror.remove(physical, key)
-        return True
+            files = _files(conn, where, params)
+            conn.execute(f"DELETE FROM memory_docs WHERE {where}", params)
+            self._mirror.remove_all(files)
+        return bool(files)
 
-    def delete_document(self, physical: str, document_id: str) -> bool:
+    def delete_document(self, logical: str, document_id: str) -> bool:
         """Remove the namespace's row with `document_id` and its file; whether it existed."""
+        where, params = "logical_namespace = ? AND document_id = ?", (logical, document_id)
         with self._writer() as (conn, _):
-            keys = _keys(conn, "namespace = ? AND document_id = ?", (physical, document_id))
-            conn.execute(
-                "DELETE FROM memory_docs WHERE namespace = ? AND document_id = ?",
-                (physical, document_id),
-            )
-            for key in keys:
-                self._mirror.remove(physical, key)
-        return bool(keys)
+            files = _files(conn, where, params)
+            conn.execute(f"DELETE FROM memory_docs WHERE {where}", params)
+            self._mirror.remove_all(files)
+        return bool(files)
 
-    def clear(self, physical: str) -> int:
-        """Remove every row of the physical namespace and their files; how many."""
+    def clear(self, logical: str) -> int:
+        """Remove every row of the namespace and their files; how many."""
+        where, params = "logical_namespace = ?", (logical,)
         with self._writer() as (conn, _):
-            keys = _keys(conn, "namespace = ?", (physical,))
-            conn.execute("DELETE FROM memory_docs WHERE namespace = ?", (physical,))
-            # Only this namespace's files: another namespace's directory may nest inside.
-            for key in keys:
-                self._mirror.remove(physical, key)
-        return len(keys)
+            files = _files(conn, where, params)
+            conn.execute(f"DELETE FROM memory_docs WHERE {where}", params)
+            # Only this namespace's files: another namespace's may share or nest in its
+            # directory.
+            self._mirror.remove_all(files)
+        return len(files)
 
     def ping(self, timeout: float) -> bool:
         """Run one trivial query; False if the lock stays busy for `timeout` seconds.
@@ -378,9 +393,9 @@ def _open_failure(error: sqlite3.Error) -> str:
     return f"the database could not be opened ({code})"
 
 
-def _keys(conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> list[str]:
+def _files(conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> list[str]:
+    """`markdown_rel_path` of every row matching `where`, one per row."""
     # Read before deleting: DELETE ... RETURNING needs SQLite 3.35, newer than some
     # platforms' Python ships with.
-    return [
-        str(key) for (key,) in conn.execute(f"SELECT key FROM memory_docs WHERE {where}", params)
-    ]
+    query = f"SELECT markdown_rel_path FROM memory_docs WHERE {where}"
+    return [str(path) for (path,) in conn.execute(query, params)]

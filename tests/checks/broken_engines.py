@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 
+from conformance.constraints import Constraints
 from conformance.engine import (
     MAX_BUCKETS,
     Conversation,
@@ -53,6 +54,7 @@ from conformance.engine import (
     StoreItem,
     StoreReceipt,
     Timestamp,
+    document,
     explore_page_of,
     in_request_order,
     rfc3339,
@@ -1546,6 +1548,19 @@ class RefusesLongTexts(ReferenceEngine):
         return super().store(item)
 
 
+class DeclaresALengthButTruncates(ReferenceEngine):
+    """Declares texts of at most 1,000 characters, yet takes a longer document, cut to
+    1,000: stored as whatever document those 1,000 characters make."""
+
+    constraints = Constraints(max_content_length=1000, reason="a TEXT column of 1,000")
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        limit = self.constraints.max_content_length or 0
+        if isinstance(item, Document) and item.title is None and len(item.render_text()) > limit:
+            item = document(item.render_text()[:limit], item.meta)
+        return super().store(item)
+
+
 def _empty(target: ForgetTarget) -> bool:
     if isinstance(target, ForgetIds):
         return not target.ids
@@ -1666,6 +1681,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     NormalisesNewlines: "engine.accepts_valid_input",
     RefusesDots: "engine.accepts_valid_input",
     RefusesLongTexts: "engine.accepts_valid_input",
+    DeclaresALengthButTruncates: "engine.declared_constraints_refuse",
 }
 """Each broken engine, and the id of the check its fault must fail."""
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import builtins
 import re
+import string
 import unicodedata
 from typing import Any, NamedTuple
 
 from pydantic import JsonValue
 
+from conformance.constraints import Constraints
 from conformance.provider import (
     GLOBAL_NAMESPACE,
     Backend,
@@ -843,11 +845,12 @@ class RefusesDottedNamespaces(Hooked):
 
 
 class RefusesEmptySegments(Hooked):
-    """Refuses a namespace with an empty `/` segment (LangGraph refuses empty labels)."""
+    """Refuses a namespace with an empty or a `.` `/` segment (LangGraph refuses empty
+    labels; a store mapping `/` onto directories cannot hold `.`)."""
 
     def write(self, row: Written) -> Written:
-        if "//" in row.namespace:
-            raise Invalid(f"namespace labels cannot be empty strings: {row.namespace}")
+        if any(segment in ("", ".") for segment in row.namespace.split("/")):
+            raise Invalid("namespace labels cannot be empty strings or '.'")
         return super().write(row)
 
 
@@ -890,6 +893,66 @@ class RefusesEmptyContent(Hooked):
         if not row.content:
             raise Invalid("content must not be empty")
         return super().write(row)
+
+
+class Declaring(Hooked):
+    """The reference, declaring `constraints` and refusing with `Invalid` everything they
+    leave out: a store keeping the promise its declaration makes (no fault)."""
+
+    constraints: Constraints = Constraints()
+
+    def __init__(self, constraints: Constraints | None = None) -> None:
+        super().__init__()
+        if constraints is not None:
+            self.constraints = constraints
+
+    def write(self, row: Written) -> Written:
+        why = self.constraints.namespace_refusal(row.namespace)
+        if why is not None:
+            raise Invalid(f"the namespace {why}")
+        if not self.constraints.admits_key(row.key):
+            raise Invalid("the key is not one this store takes")
+        if not self.constraints.admits_content(row.content):
+            raise Invalid("the content is not one this store takes")
+        return super().write(row)
+
+
+_ALIASED = re.compile(r"[_.@+]")
+
+
+class DeclaresAnAlphabetButMerges(Hooked):
+    """Declares a namespace alphabet without `_ . @ +` yet takes such names, keeping each
+    at an address that spells all four `_`: `a_b`, `a.b` and `a@b` are one namespace
+    (the `sqlite` store's former fault)."""
+
+    constraints = Constraints(
+        namespace_alphabet=string.ascii_letters + string.digits + "-/:",
+        reason="addresses spell `_ . @ +` alike",
+    )
+
+    @staticmethod
+    def _address(namespace: str | None) -> str | None:
+        return None if namespace is None else _ALIASED.sub("_", namespace)
+
+    def write(self, row: Written) -> Written:
+        return super().write(row._replace(namespace=_ALIASED.sub("_", row.namespace)))
+
+    def get(self, namespace: str, key: str) -> MemoryEntry | None:
+        return super().get(_ALIASED.sub("_", namespace), key)
+
+    def forget(self, namespace: str, key: str) -> bool:
+        return super().forget(_ALIASED.sub("_", namespace), key)
+
+    def list(
+        self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
+    ) -> builtins.list[MemoryEntry]:
+        return super().list(self._address(namespace), category, session_id)
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        address = opts.model_copy(update={"namespace": self._address(opts.namespace)})
+        return super().recall(query, limit, address, scope)
 
 
 class TrimsContent(Hooked):
@@ -1117,6 +1180,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     FoldsDotSegments: "provider.accepts_valid_input",
     RefusesLongKeys: "provider.accepts_valid_input",
     RefusesEmptyContent: "provider.awkward_content_round_trips",
+    DeclaresAnAlphabetButMerges: "provider.declared_constraints_refuse",
     TrimsContent: "provider.awkward_content_round_trips",
     NormalisesContent: "provider.awkward_content_round_trips",
     ExportSkipsBetweenPages: "provider.export_covers_every_record",

@@ -16,6 +16,7 @@ from conformance.checks.engine_suite import (
 )
 from conformance.checks.outcome import RETAINS_NOTHING, ConformanceFailure
 from conformance.checks.runner import run_engine_suite
+from conformance.constraints import Constraints
 from conformance.engine import (
     Hit,
     LearningKind,
@@ -81,9 +82,14 @@ def test_vacuity_guard_every_storage_check_fails_on_the_null_engine(chk: Any) ->
 
 
 def settings_for(broken: type[ReferenceEngine]) -> RunSettings:
-    """FAST, with the engine's own secret when it has one."""
+    """FAST, with the engine's own secret and declared constraints when it has them."""
     secret = getattr(broken, "secret", None)
-    return FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
+    return RunSettings(
+        timeout=10.0,
+        retries=0,
+        secrets=() if secret is None else (secret,),
+        constraints=getattr(broken, "constraints", Constraints()),
+    )
 
 
 @pytest.mark.parametrize("broken", list(BROKEN_ENGINES), ids=lambda b: b.__name__)

@@ -10,6 +10,7 @@ from conformance.checks.catalogue import checks_for
 from conformance.checks.context import CheckContext, RunSettings
 from conformance.checks.outcome import RETAINS_NOTHING, ConformanceFailure
 from conformance.checks.runner import run_provider_suite
+from conformance.constraints import Constraints
 from conformance.provider import MemoryCategory, MemoryTaint
 from null_driver.provider import NullProvider
 from reference_driver.provider import ReferenceProvider
@@ -50,8 +51,14 @@ def test_vacuity_guard_every_storage_check_fails_on_the_null_driver(chk: Any) ->
 
 
 def settings_for(broken: type[Any]) -> RunSettings:
+    """FAST, with the provider's own secret and declared constraints when it has them."""
     secret = getattr(broken, "secret", None)
-    return FAST if secret is None else RunSettings(timeout=10.0, retries=0, secrets=(secret,))
+    return RunSettings(
+        timeout=10.0,
+        retries=0,
+        secrets=() if secret is None else (secret,),
+        constraints=getattr(broken, "constraints", Constraints()),
+    )
 
 
 @pytest.mark.parametrize("broken", list(BROKEN_PROVIDERS), ids=lambda b: b.__name__)

@@ -181,10 +181,9 @@ def test_store_refuses_an_invalid_namespace_and_stores_nothing(
     assert files_under(provider.workspace / "namespaces") == []
 
 
-@pytest.mark.parametrize("key", ["", "   ", "\t\n"])
-def test_store_refuses_a_blank_key(provider: SqliteProvider, key: str) -> None:
-    with pytest.raises(Invalid, match="key must not be blank"):
-        put(provider, "keys", key)
+def test_store_refuses_an_empty_key(provider: SqliteProvider) -> None:
+    with pytest.raises(Invalid, match="key must not be empty"):
+        put(provider, "keys", "")
     assert provider.namespaces() == []
 
 
@@ -195,11 +194,20 @@ def test_store_refuses_text_that_is_not_utf8(provider: SqliteProvider) -> None:
     assert provider.forget("keys", "\ud800") is False
 
 
+def test_keys_are_kept_as_written_whitespace_included(provider: SqliteProvider) -> None:
+    keys = ["padded", "  padded\n", "padded ", "   ", "\t"]
+    for key in keys:
+        put(provider, "keys", key, f"value of {key!r}")
+    for key in keys:
+        entry = provider.get("keys", key)
+        assert entry is not None and (entry.key, entry.content) == (key, f"value of {key!r}")
+    assert sorted(e.key for e in provider.list("keys", None, None)) == sorted(keys)
+    assert provider.forget("keys", " padded") is False
+    assert provider.forget("keys", "padded ") is True
+    assert provider.get("keys", "padded") is not None
+
+
 def test_keys_are_canonical_on_every_path(provider: SqliteProvider) -> None:
-    put(provider, "keys", "  padded\n", "v")
-    entry = provider.get("keys", "padded")
-    assert entry is not None and entry.key == "padded"
-    assert provider.get("keys", " padded ") is not None
     put(provider, "keys", "ssn-123-45-6789", "w")
     pii = provider.get("keys", "ssn-123-45-6789")
     assert pii is not None and pii.key == "ssn-[REDACTED_PII_SSN]"

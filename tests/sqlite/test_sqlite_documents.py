@@ -189,7 +189,7 @@ def test_explicit_document_ids(family: MemoryDocuments) -> None:
 def test_put_document_validates_like_store(
     family: MemoryDocuments, provider: SqliteProvider
 ) -> None:
-    for bad in (doc(namespace="bad namespace"), doc(key="  ")):
+    for bad in (doc(namespace="bad namespace"), doc(key="")):
         with pytest.raises(Invalid):
             family.put_document(bad)
     assert provider.namespaces() == []

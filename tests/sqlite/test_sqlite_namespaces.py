@@ -3,8 +3,9 @@
 - A sectioned write is enumerable afterwards under its `:` spelling.
 - The storage address has no character outside `[A-Za-z0-9-_/]`; a PII-bearing
   namespace is redacted in both columns.
-- Two logical names that sanitise to one address are one namespace for every
-  operation (reads, writes, recall, clearing); enumeration reports one of them.
+- Two logical names that sanitise to one address are two namespaces for every
+  operation (reads, writes, recall, listing, export, documents, clearing); the address
+  only places their files, side by side in one directory.
 - `query_documents` finds rows stored under a sectioned namespace.
 (The migration criteria are in test_sqlite_schema.py.)
 """
@@ -19,6 +20,7 @@ import pytest
 from sqlite_helpers import files_under, put, raw_rows
 
 from conformance.provider import (
+    ExportRecord,
     MemoryCategory,
     MemoryDocuments,
     MemorySection,
@@ -167,52 +169,114 @@ def test_a_pii_bearing_namespace_is_redacted_in_both_columns(provider: SqlitePro
     ]
 
 
-# ------------------------------------------------------------------------- aliasing
+# ----------------------------------------------------------- names sharing an address
+
+THREE = ("agent:a_b", "agent:a.b", "agent:a@b")  # all three sanitise to "agent_a_b"
+
+
+def test_three_names_sharing_an_address_are_three_namespaces(provider: SqliteProvider) -> None:
+    """The issue's reproduction: three stores, three distinct gets, three summaries."""
+    for namespace in THREE:
+        put(provider, namespace, "k", f"content of {namespace}")
+    for namespace in THREE:
+        entry = provider.get(namespace, "k")
+        assert entry is not None
+        assert (entry.namespace, entry.content) == (namespace, f"content of {namespace}")
+    assert sorted((s.namespace, s.count) for s in provider.namespaces()) == sorted(
+        (namespace, 1) for namespace in THREE
+    )
+    assert {row[0] for row in raw_rows(provider.workspace)} == {"agent_a_b"}
+    # One directory (the address), one file per entry.
+    files = files_under(provider.workspace / "namespaces")
+    assert len(files) == 3 and {f.parent.name for f in files} == {"agent_a_b"}
+
 
 A, B = "a:b_c", "a_b:c"  # both sanitise to "a_b_c"
 
 
-def test_aliases_share_one_physical_namespace_for_reads_and_writes(
-    provider: SqliteProvider,
-) -> None:
-    put(provider, A, "k1", "first needle")
-    put(provider, B, "k2", "second needle")
-    assert {row[0] for row in raw_rows(provider.workspace)} == {"a_b_c"}
-    for spelling in (A, B):
-        assert [e.key for e in provider.list(spelling, None, None)] == ["k1", "k2"]
-        assert provider.get(spelling, "k1") is not None
-        assert provider.get(spelling, "k2") is not None
+@pytest.mark.parametrize("use_fts", [True, False], ids=["fts5", "scan"])
+def test_names_sharing_an_address_never_share_an_entry(tmp_path: Path, use_fts: bool) -> None:
+    provider = SqliteProvider(tmp_path / "ws", use_fts=use_fts)
+    put(provider, A, "k", "needle written as A", MemoryCategory.CORE, "s1")
+    put(provider, B, "k", "needle written as B", MemoryCategory.DAILY, "s2")
+    put(provider, B, "only-b", "needle kept only in B")
+    assert len(raw_rows(provider.workspace)) == 3
+    for spelling, own in ((A, ["k"]), (B, ["k", "only-b"])):
+        listed = provider.list(spelling, None, None)
+        assert [(e.namespace, e.key) for e in listed] == [(spelling, key) for key in own]
         hits = provider.recall("needle", 10, OwnedRecallOpts(namespace=spelling), None)
-        assert sorted(h.key for h in hits) == ["k1", "k2"]
-    # Each row keeps the name it was written under.
-    assert {(e.key, e.namespace) for e in provider.list(A, None, None)} == {("k1", A), ("k2", B)}
-    # One summary for the address, under one representative (MIN of the logical names).
-    summaries = provider.namespaces()
-    assert [(s.namespace, s.count) for s in summaries] == [(A, 2)]
+        assert sorted((h.namespace, h.key) for h in hits) == [(spelling, key) for key in own]
+    entry = provider.get(A, "k")
+    assert entry is not None and (entry.content, entry.session_id) == ("needle written as A", "s1")
+    assert provider.get(A, "only-b") is None
+    assert [e.key for e in provider.list(None, None, "s2")] == ["k"]
+    assert sorted((s.namespace, s.count) for s in provider.namespaces()) == [(A, 1), (B, 2)]
+    # Forgetting through one name leaves the other's entry and file.
+    assert provider.forget(A, "k") is True
+    assert provider.forget(A, "k") is False
+    entry = provider.get(B, "k")
+    assert entry is not None and entry.content == "needle written as B"
+    assert len(files_under(provider.workspace / "namespaces")) == 2
+    provider.shutdown()
 
 
-def test_aliases_contend_for_one_key(provider: SqliteProvider) -> None:
+def test_names_sharing_an_address_export_import_and_clear_apart(provider: SqliteProvider) -> None:
     put(provider, A, "k", "written as A")
     put(provider, B, "k", "written as B")
-    assert len(raw_rows(provider.workspace)) == 1
-    entry = provider.get(A, "k")
-    assert entry is not None and (entry.content, entry.namespace) == ("written as B", B)
-    assert provider.forget(A, "k") is True  # forgetting through either spelling
-    assert provider.get(B, "k") is None
-
-
-def test_aliases_are_cleared_and_exported_as_one_unit(provider: SqliteProvider) -> None:
-    put(provider, A, "k1")
-    put(provider, B, "k2")
     put(provider, "other", "k3")
-    page = provider.export_page(None, 10)
-    assert sorted((r.namespace, r.id) for r in page.records) == sorted(
-        (e.namespace, e.id) for e in provider.list(A, None, None)
-    )
+    records: list[ExportRecord] = []
+    cursor: str | None = None
+    while True:
+        page = provider.export_page(cursor, 10)
+        records += page.records
+        if (cursor := page.next_cursor) is None:
+            break
+    exported = {(r.namespace, r.payload["content"]) for r in records}
+    assert exported == {(A, "written as A"), (B, "written as B"), ("other", "content")}
     documents(provider).clear_namespace(B)
-    assert provider.list(A, None, None) == []
-    assert [e.key for e in provider.list(None, None, None)] == ["k3"]
-    assert [p.parent.name for p in files_under(provider.workspace / "namespaces")] == ["other"]
+    assert [(e.namespace, e.key) for e in provider.list(None, None, None)] == [
+        (A, "k"),
+        ("other", "k3"),
+    ]
+    assert provider.import_records(records).imported == 3
+    assert sorted(s.namespace for s in provider.namespaces()) == sorted([A, B, "other"])
+    entry = provider.get(B, "k")
+    assert entry is not None and entry.content == "written as B"
+
+
+def test_documents_of_names_sharing_an_address_stay_apart(provider: SqliteProvider) -> None:
+    family = documents(provider)
+    ids = {}
+    for namespace in THREE:
+        ids[namespace] = family.put_document(
+            NamespaceDocumentInput(
+                namespace=namespace,
+                key="intro",
+                title=f"title of {namespace}",
+                content=f"zinc roof of {namespace}",
+                source_type="upload",
+                priority="normal",
+                category="core",
+            )
+        )
+    assert len(set(ids.values())) == 3
+    for namespace in THREE:
+        stored = family.get_document(namespace, "intro")
+        assert stored is not None and stored.content == f"zinc roof of {namespace}"
+        listed = family.list_documents(namespace)
+        assert isinstance(listed, dict) and listed["count"] == 1
+        context = family.query_documents(namespace, "zinc", 10)
+        assert [(h.namespace, h.content) for h in context.hits] == [
+            (namespace, f"zinc roof of {namespace}")
+        ]
+        recent = family.recall_documents(namespace, 10)
+        assert [h.namespace for h in recent.hits] == [namespace]
+    assert sorted(family.list_namespaces()) == sorted(THREE)
+    deleted = family.delete_document("agent:a.b", ids["agent:a_b"])
+    assert isinstance(deleted, dict) and deleted["deleted"] is False  # not that name's document
+    deleted = family.delete_document("agent:a_b", ids["agent:a_b"])
+    assert isinstance(deleted, dict) and deleted["deleted"] is True
+    assert [family.get_document(n, "intro") is None for n in THREE] == [True, False, False]
 
 
 def test_query_documents_finds_rows_under_a_sectioned_namespace(provider: SqliteProvider) -> None:

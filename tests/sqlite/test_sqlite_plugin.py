@@ -22,6 +22,7 @@ def provider_of(driver: Driver) -> SqliteProvider:
 def test_the_path_option_names_the_workspace(tmp_path: Path) -> None:
     driver = tinymemory_driver(name="sqlite", options={"path": str(tmp_path / "ws")})
     assert driver.profiles == {"provider"}
+    assert not driver.constraints.declared  # every valid namespace is kept apart
     first = provider_of(driver)
     put(first, "ns", "k", "v")
     second = provider_of(driver)  # a fresh provider over the same workspace
