@@ -10,13 +10,21 @@ that no declaration covers fails the check that made it and is counted in the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from conformance.provider.constants import MAX_NAMESPACE_LEN
 
-__all__ = ["PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
+__all__ = [
+    "NAMED_REFUSALS",
+    "PROVIDER_NAMESPACE_ALPHABET",
+    "Constraints",
+    "EngineItem",
+    "describe_named",
+    "named_refusal",
+    "strings_in",
+]
 
 _KIND_NAMES: Final[dict[type, str]] = {bool: "true or false", int: "an integer", str: "a string"}
 
@@ -24,6 +32,35 @@ PROVIDER_NAMESPACE_ALPHABET = (
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@+"
 )
 """Every character the contract allows in a provider namespace (contract A6)."""
+
+NAMED_REFUSALS: Final = {
+    "empty content": (
+        'contract-reference A4 `store`: "`Invalid` for input the driver rejects (e.g. '
+        'TinyCortex refuses empty content)"'
+    ),
+}
+"""Refusals of valid input the contract itself names as legal, with the sentence naming
+each: a driver may make them without declaring a constraint. The suites and the fuzzer
+accept them (with `Invalid`, the write changing nothing) and the report lists each one
+a driver made beside the level, as it lists declared constraints."""
+
+
+def named_refusal(content: str) -> str | None:
+    """The refusal of `NAMED_REFUSALS` that refusing provider `content` would be, if any."""
+    return "empty content" if content == "" else None
+
+
+def describe_named(refusals: Iterable[str]) -> list[str]:
+    """One line per named refusal a driver made, for the report and the Markdown."""
+    return [f"refuses {name} (the contract names it: not declared)" for name in refusals]
+
+
+class EngineItem(Protocol):
+    """What `Constraints.admits_item` reads of an engine item (a `StoreItem`)."""
+
+    def render_text(self) -> str: ...
+
+    def model_dump(self, *, mode: str) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -47,7 +84,9 @@ class Constraints:
     max_key_length: int | None = None
     """Provider: the longest entry key, in characters."""
     max_content_length: int | None = None
-    """Both profiles: the longest content (provider) or item text (engine), in characters."""
+    """Both profiles: the longest content (provider) or item text (engine), in characters.
+    An engine item's text is its rendered text, as a hit shows it (a conversation's turns
+    with their roles, a document's title with its body): see `admits_item`."""
     empty_content: bool = True
     """Provider: whether empty content is stored (False: refused with `Invalid`)."""
     control_characters: bool = True
@@ -167,11 +206,33 @@ class Constraints:
             return False
         return self.admits_text(content)
 
+    def admits_item(self, item: EngineItem) -> bool:
+        """Whether the engine takes `item`: its rendered text within `max_content_length`,
+        and every string of it (texts, title, metadata) within the character limits. The
+        one measure the suite and the fuzzer both send by."""
+        limit = self.max_content_length
+        if limit is not None and len(item.render_text()) > limit:
+            return False
+        return all(self.admits_text(text) for text in strings_in(item.model_dump(mode="json")))
+
     def admits_text(self, text: str) -> bool:
         """Whether `text` passes the character-class limits (control, non-ASCII)."""
         if not self.control_characters and any(_is_control(c) for c in text):
             return False
         return self.non_ascii or text.isascii()
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in JSON data, object keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            yield str(key)
+            yield from strings_in(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from strings_in(inner)
 
 
 def _is_control(char: str) -> bool:

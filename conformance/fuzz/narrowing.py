@@ -20,7 +20,16 @@ from typing import Final, Generic, TypeVar
 from hypothesis import strategies as st
 
 from conformance.constraints import Constraints
-from conformance.engine import Conversation, Document, DocumentBody, Learning, StoreItem
+from conformance.engine import (
+    Conversation,
+    Document,
+    DocumentBody,
+    Learning,
+    Role,
+    StoreItem,
+    Turn,
+)
+from conformance.engine.blank import is_blank
 from conformance.fuzz import pools
 from conformance.fuzz.config import (
     DOCUMENTS_BRANCH,
@@ -37,6 +46,7 @@ __all__ = [
     "MODEL_ROOT",
     "Narrowed",
     "bulk_fit",
+    "bulk_fit_item",
     "narrow_engine",
     "narrow_provider",
     "text_cleaner",
@@ -48,14 +58,21 @@ MODEL_ROOT: Final = "tinymemory-conformance/" + "0" * 40 + "/fuzz-provider-diffe
 """A run root at least as long as any real one, for judging namespaces against limits."""
 
 
+def _same(item: StoreItem) -> StoreItem:
+    return item
+
+
 @dataclass(frozen=True)
 class Narrowed(Generic[C]):
     """A configuration narrowed by declared constraints: the configuration, the texts'
-    cleaner (for bulk writes), and one note per narrowing."""
+    cleaner and (engine) the items' fitter, for bulk writes, and one note per narrowing."""
 
     config: C
     fit: Callable[[str], str]
     notes: list[str] = field(default_factory=list)
+    fit_item: Callable[[StoreItem], StoreItem] = _same
+    """Engine: an item the declared constraints admit (`Constraints.admits_item`), made
+    from one whose texts `fit` cleaned."""
 
 
 def _is_control(char: str) -> bool:
@@ -88,7 +105,8 @@ def _text_notes(constraints: Constraints, what: str) -> list[str]:
     if not constraints.non_ascii:
         notes.append(f"{what}: ASCII only")
     if constraints.max_content_length is not None:
-        notes.append(f"{what}: at most {constraints.max_content_length} characters")
+        measure = " (an item's rendered text)" if what.startswith("item") else ""
+        notes.append(f"{what}: at most {constraints.max_content_length} characters{measure}")
     return notes
 
 
@@ -112,18 +130,77 @@ def _clean_item(item: StoreItem, clean: Callable[[str], str]) -> StoreItem:
     return item.model_copy(update={"turns": turns})
 
 
+def _cut(text: str, most: int) -> str:
+    """`text` cut to `most` characters (at least one), never left blank."""
+    cut = text[: max(1, most)]
+    return "x" if is_blank(cut) else cut
+
+
+def _within(item: StoreItem, most: int) -> StoreItem:
+    """`item` with its rendered text (`render_text`, the engine's measure of
+    `max_content_length`) cut to at most `most` characters: a document's body (its
+    title dropped when no body fits beside it), a conversation's turns from the end (the
+    last one kept cut), a learning's text."""
+    if len(item.render_text()) <= most:
+        return item
+    if isinstance(item, Document):
+        heading = len(item.render_text()) - len(item.body.content)
+        if item.title is not None and most - heading < 1:
+            item = item.model_copy(update={"title": None})
+            heading = 0
+        cut = _cut(item.body.content, most - heading)
+        body = DocumentBody(text=cut) if item.body.text is not None else DocumentBody(uri=cut)
+        return item.model_copy(update={"body": body})
+    if isinstance(item, Learning):
+        return item.model_copy(update={"text": _cut(item.text, most)})
+    assert isinstance(item, Conversation)
+    turns: list[Turn] = []
+    for turn in item.turns:
+        taken = len("\n".join(t.render() for t in turns)) + (1 if turns else 0)
+        room = most - taken - (len(turn.render()) - len(turn.text))
+        if room < 1:
+            break
+        turns.append(turn.model_copy(update={"text": _cut(turn.text, room)}))
+        if len(turns[-1].text) < len(turn.text):
+            break
+    if turns:
+        return item.model_copy(update={"turns": turns})
+    bare = Turn(role=Role.USER, text="x")
+    room = most - len(bare.render()) + 1
+    if room < 1:
+        # No turn fits at all: the conversation's text as a document.
+        return Document(body=DocumentBody(text=_cut(item.turns[0].text, most)), meta=item.meta)
+    return item.model_copy(
+        update={"turns": [bare.model_copy(update={"text": _cut(item.turns[0].text, room)})]}
+    )
+
+
+def item_fitter(
+    constraints: Constraints, clean: Callable[[str], str]
+) -> Callable[[StoreItem], StoreItem]:
+    """A function making an item one `constraints` admits (`Constraints.admits_item`):
+    every text cleaned by `clean`, then the rendered text cut to `max_content_length`."""
+    most = constraints.max_content_length
+
+    def fit(item: StoreItem) -> StoreItem:
+        cleaned = _clean_item(item, clean)
+        return cleaned if most is None else _within(cleaned, most)
+
+    return fit
+
+
 def narrow_engine(config: EngineFuzzConfig, constraints: Constraints) -> Narrowed[EngineFuzzConfig]:
-    """`config` with every item text (and query) admitted by `constraints`."""
+    """`config` with every item (its rendered text, and every text of it) and query
+    admitted by `constraints`."""
     notes = _text_notes(constraints, "item texts and queries")
     if not notes:
         return Narrowed(config, lambda text: text)
     clean = _non_blank(text_cleaner(constraints))
+    fit_item = item_fitter(constraints, clean)
     narrowed = dataclasses.replace(
-        config,
-        items=config.items.map(lambda item: _clean_item(item, clean)),
-        queries=config.queries.map(clean),
+        config, items=config.items.map(fit_item), queries=config.queries.map(clean)
     )
-    return Narrowed(narrowed, clean, notes)
+    return Narrowed(narrowed, clean, notes, fit_item)
 
 
 def _rules(alphabet: str | None, most: int | None, unit: str) -> list[str]:
@@ -253,6 +330,15 @@ def _document_namespaces(
         else config.document_namespaces
     )
     return True, chosen.filter(admits)
+
+
+def bulk_fit_item(
+    profile: str, constraints: Constraints
+) -> Callable[[StoreItem], StoreItem] | None:
+    """How bulk items are narrowed for `profile` under `constraints` (`None`: not at all)."""
+    if profile != "engine" or not constraints.declared:
+        return None
+    return narrow_engine(EngineFuzzConfig(), constraints).fit_item
 
 
 def bulk_fit(profile: str, constraints: Constraints) -> Callable[[str], str] | None:
