@@ -62,6 +62,9 @@ class CheckEntry(BaseModel):
     retries: int = 0
     refusals: int = 0
     """Calls where the driver refused valid input that no declared constraint covers."""
+    named_refusals: list[str] = Field(default_factory=list)
+    """Refusals of valid input the contract itself names (`empty content`), which the
+    driver made without declaring them: accepted, and listed beside the level."""
     clause: str = ""
     optional: bool = False
     repeats: Repeats | None = None
@@ -102,6 +105,9 @@ class ProfileInfo(BaseModel):
     """Every optional feature of the profile the kit checks."""
     constraints: list[str] = Field(default_factory=list)
     """The limits the driver declares on contract-valid input (empty: none)."""
+    named_refusals: list[str] = Field(default_factory=list)
+    """Refusals the contract names that the driver made without declaring them (empty
+    content), one line each; like `constraints`, what the level was reached with."""
 
 
 class RunError(BaseModel):
@@ -249,11 +255,11 @@ def to_markdown(report: Report) -> str:
         *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
         f"{counts} (kit {report.kit_version}{seed}{repeat})",
         "",
-        "| profile | level | offered features | declared constraints |",
+        "| profile | level | offered features | declared constraints, named refusals |",
         "| --- | --- | --- | --- |",
         *(
             f"| {name} | {info.level} | {features_cell(info)} | "
-            f"{'; '.join(info.constraints) or 'none'} |"
+            f"{'; '.join([*info.constraints, *info.named_refusals]) or 'none'} |"
             for name, info in sorted(report.profiles.items())
         ),
         "",

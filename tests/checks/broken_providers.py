@@ -884,10 +884,30 @@ class RefusesLongKeys(Hooked):
 
 
 class RefusesEmptyContent(Hooked):
-    """Refuses empty content (as TinyCortex does), without declaring it."""
+    """Refuses empty content (as TinyCortex does), without declaring it: no fault, a
+    refusal the contract names (A4 `store`)."""
 
     def write(self, row: Written) -> Written:
         if not row.content:
+            raise Invalid("content must not be empty")
+        return super().write(row)
+
+
+class EmptyContentFailsAsBackend(Hooked):
+    """Refuses empty content, but as a backend failure rather than `Invalid`."""
+
+    def write(self, row: Written) -> Written:
+        if not row.content:
+            raise Backend("content must not be empty")
+        return super().write(row)
+
+
+class EmptyContentRefusedYetStored(Hooked):
+    """Answers `Invalid` for empty content after storing it anyway."""
+
+    def write(self, row: Written) -> Written:
+        if not row.content:
+            ReferenceProvider.store(self, *super().write(row))
             raise Invalid("content must not be empty")
         return super().write(row)
 
@@ -1116,7 +1136,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RefusesEmptySegments: "provider.accepts_valid_input",
     FoldsDotSegments: "provider.accepts_valid_input",
     RefusesLongKeys: "provider.accepts_valid_input",
-    RefusesEmptyContent: "provider.awkward_content_round_trips",
+    EmptyContentFailsAsBackend: "provider.awkward_content_round_trips",
+    EmptyContentRefusedYetStored: "provider.awkward_content_round_trips",
     TrimsContent: "provider.awkward_content_round_trips",
     NormalisesContent: "provider.awkward_content_round_trips",
     ExportSkipsBetweenPages: "provider.export_covers_every_record",
