@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final, Protocol
 
+from conformance.engine.blank import is_blank
+from conformance.engine.items import Conversation, Document, DocumentBody, Learning, Role, Turn
 from conformance.provider.constants import MAX_NAMESPACE_LEN
 
 __all__ = [
@@ -215,11 +217,63 @@ class Constraints:
             return False
         return all(self.admits_text(text) for text in strings_in(item.model_dump(mode="json")))
 
+    def fit_item(self, item: Any) -> Any:
+        """The engine item `item` (a `StoreItem`) with its rendered text cut to
+        `max_content_length` (`admits_item`'s measure), or `item` itself when it fits:
+        a document's body (its title dropped when no body fits beside it), a
+        conversation's last turns (dropped until the rest fits, the last one kept cut),
+        a learning's text. Character limits are not applied."""
+        most = self.max_content_length
+        return item if most is None else _within(item, most)
+
     def admits_text(self, text: str) -> bool:
         """Whether `text` passes the character-class limits (control, non-ASCII)."""
         if not self.control_characters and any(_is_control(c) for c in text):
             return False
         return self.non_ascii or text.isascii()
+
+
+def _cut(text: str, most: int) -> str:
+    """`text` cut to `most` characters (at least one), never left blank."""
+    cut = text[: max(1, most)]
+    return "x" if is_blank(cut) else cut
+
+
+def _within(item: Any, most: int) -> Any:
+    """`item` with its rendered text (`render_text`, the engine's measure of
+    `max_content_length`) cut to at most `most` characters (see `Constraints.fit_item`)."""
+    if len(item.render_text()) <= most:
+        return item
+    if isinstance(item, Document):
+        heading = len(item.render_text()) - len(item.body.content)
+        if item.title is not None and most - heading < 1:
+            item = item.model_copy(update={"title": None})
+            heading = 0
+        cut = _cut(item.body.content, most - heading)
+        body = DocumentBody(text=cut) if item.body.text is not None else DocumentBody(uri=cut)
+        return item.model_copy(update={"body": body})
+    if isinstance(item, Learning):
+        return item.model_copy(update={"text": _cut(item.text, most)})
+    assert isinstance(item, Conversation)
+    turns: list[Turn] = []
+    for turn in item.turns:
+        taken = len("\n".join(t.render() for t in turns)) + (1 if turns else 0)
+        room = most - taken - (len(turn.render()) - len(turn.text))
+        if room < 1:
+            break
+        turns.append(turn.model_copy(update={"text": _cut(turn.text, room)}))
+        if len(turns[-1].text) < len(turn.text):
+            break
+    if turns:
+        return item.model_copy(update={"turns": turns})
+    bare = Turn(role=Role.USER, text="x")
+    room = most - len(bare.render()) + 1
+    if room < 1:
+        # No turn fits at all: the conversation's text as a document.
+        return Document(body=DocumentBody(text=_cut(item.turns[0].text, most)), meta=item.meta)
+    return item.model_copy(
+        update={"turns": [bare.model_copy(update={"text": _cut(item.turns[0].text, room)})]}
+    )
 
 
 def strings_in(value: Any) -> Iterator[str]:

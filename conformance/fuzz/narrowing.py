@@ -20,16 +20,7 @@ from typing import Final, Generic, TypeVar
 from hypothesis import strategies as st
 
 from conformance.constraints import Constraints
-from conformance.engine import (
-    Conversation,
-    Document,
-    DocumentBody,
-    Learning,
-    Role,
-    StoreItem,
-    Turn,
-)
-from conformance.engine.blank import is_blank
+from conformance.engine import Conversation, Document, DocumentBody, Learning, StoreItem
 from conformance.fuzz import pools
 from conformance.fuzz.config import (
     DOCUMENTS_BRANCH,
@@ -130,61 +121,15 @@ def _clean_item(item: StoreItem, clean: Callable[[str], str]) -> StoreItem:
     return item.model_copy(update={"turns": turns})
 
 
-def _cut(text: str, most: int) -> str:
-    """`text` cut to `most` characters (at least one), never left blank."""
-    cut = text[: max(1, most)]
-    return "x" if is_blank(cut) else cut
-
-
-def _within(item: StoreItem, most: int) -> StoreItem:
-    """`item` with its rendered text (`render_text`, the engine's measure of
-    `max_content_length`) cut to at most `most` characters: a document's body (its
-    title dropped when no body fits beside it), a conversation's turns from the end (the
-    last one kept cut), a learning's text."""
-    if len(item.render_text()) <= most:
-        return item
-    if isinstance(item, Document):
-        heading = len(item.render_text()) - len(item.body.content)
-        if item.title is not None and most - heading < 1:
-            item = item.model_copy(update={"title": None})
-            heading = 0
-        cut = _cut(item.body.content, most - heading)
-        body = DocumentBody(text=cut) if item.body.text is not None else DocumentBody(uri=cut)
-        return item.model_copy(update={"body": body})
-    if isinstance(item, Learning):
-        return item.model_copy(update={"text": _cut(item.text, most)})
-    assert isinstance(item, Conversation)
-    turns: list[Turn] = []
-    for turn in item.turns:
-        taken = len("\n".join(t.render() for t in turns)) + (1 if turns else 0)
-        room = most - taken - (len(turn.render()) - len(turn.text))
-        if room < 1:
-            break
-        turns.append(turn.model_copy(update={"text": _cut(turn.text, room)}))
-        if len(turns[-1].text) < len(turn.text):
-            break
-    if turns:
-        return item.model_copy(update={"turns": turns})
-    bare = Turn(role=Role.USER, text="x")
-    room = most - len(bare.render()) + 1
-    if room < 1:
-        # No turn fits at all: the conversation's text as a document.
-        return Document(body=DocumentBody(text=_cut(item.turns[0].text, most)), meta=item.meta)
-    return item.model_copy(
-        update={"turns": [bare.model_copy(update={"text": _cut(item.turns[0].text, room)})]}
-    )
-
-
 def item_fitter(
     constraints: Constraints, clean: Callable[[str], str]
 ) -> Callable[[StoreItem], StoreItem]:
     """A function making an item one `constraints` admits (`Constraints.admits_item`):
     every text cleaned by `clean`, then the rendered text cut to `max_content_length`."""
-    most = constraints.max_content_length
 
     def fit(item: StoreItem) -> StoreItem:
-        cleaned = _clean_item(item, clean)
-        return cleaned if most is None else _within(cleaned, most)
+        fitted: StoreItem = constraints.fit_item(_clean_item(item, clean))
+        return fitted
 
     return fit
 
