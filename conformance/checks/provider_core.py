@@ -204,7 +204,10 @@ AWKWARD = {
 @check(
     "provider.awkward_content_round_trips",
     title="Unicode, empty, large, padded and control-character content reads back exactly",
-    clause=("provider-families.md#content-round-trip, kit-choices.md#declared-constraints"),
+    clause=(
+        "provider-families.md#content-round-trip, kit-choices.md#declared-constraints, "
+        "kit-choices.md#named-refusals"
+    ),
     storage=True,
 )
 def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None:
@@ -213,8 +216,8 @@ def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None
     Nothing is trimmed, normalised (NFC/NFKC), re-encoded or cut. A refusal fails,
     unless the driver declared it (`Constraints.empty_content`, `max_content_length`,
     `control_characters`, `non_ascii`; declared values are not sent) or the contract
-    names it: empty content may be refused with `Invalid` undeclared (A4 `store`), and
-    is then not held, and the report lists the refusal beside the level.
+    names it: empty content may be refused with `Invalid` undeclared, and is then not
+    held; the report lists the refusal beside the level.
     """
     namespace = ns(ctx, "awkward")
     admits = ctx.settings.constraints.admits_content
