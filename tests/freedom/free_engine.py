@@ -145,6 +145,10 @@ class FreeEngine:
         self._by_ref: dict[str, _Held] = {}
         self._by_id: dict[str, _Held] = {}
         self._seq = itertools.count(1)
+        self._orders: dict[tuple[str, ...], builtins.list[tuple[Key, _Scored]]] = {}
+        """Each read's whole answer in this engine's order, until the next write changes
+        what is held: paging through n items then reads the reference once, not n/limit
+        times (the answers are the same; the matrix runs in a fraction of the time)."""
 
     def preload(self, items: Sequence[StoreItem]) -> None:
         """Store data of another writer (no rate limit), as a live store holds."""
@@ -204,6 +208,8 @@ class FreeEngine:
         if not preloaded:
             self._admit(item)
         receipt = self.ref.store(item)
+        if not receipt.replayed:
+            self._orders.clear()
         held = self._by_ref.get(receipt.id)
         if receipt.replayed and held is not None:
             return StoreReceipt(id=held.id, replayed=True)
@@ -229,8 +235,12 @@ class FreeEngine:
             known = [held.ref_id for held in self._current(target.ids)]
             if not known:
                 return ForgetReport(forgotten=0)
-            return self.ref.forget(ForgetIds(ids=known))
-        return self.ref.forget(target)
+            report = self.ref.forget(ForgetIds(ids=known))
+        else:
+            report = self.ref.forget(target)
+        if report.forgotten:
+            self._orders.clear()
+        return report
 
     def _current(self, ids: Sequence[str]) -> builtins.list[_Held]:
         """The items `ids` name that this engine still answers for (first mention only)."""
@@ -248,8 +258,12 @@ class FreeEngine:
         self.throttle.gate("list")
         req.validate()
         binding = binding_of("list", req.filter.model_dump(mode="json"))
-        keyed = [(self._key(held), (hit, held, 0.0)) for hit, held in self._all(req.filter)]
-        keyed.sort(key=lambda pair: pair[0])
+        read = ("list", req.filter.model_dump_json())
+        keyed = self._orders.get(read)
+        if keyed is None:
+            keyed = [(self._key(held), (hit, held, 0.0)) for hit, held in self._all(req.filter)]
+            keyed.sort(key=lambda pair: pair[0])
+            self._orders[read] = keyed
         items, cursor = self._page(keyed, req.cursor, req.limit, binding)
         return ListPage(items=items, next_cursor=cursor)
 
@@ -262,6 +276,16 @@ class FreeEngine:
         self.descriptor().ensure_mode(req.mode)
         req.validate()
         binding = binding_of("fetch", req.query, req.mode.value, req.filter.model_dump(mode="json"))
+        read = ("fetch", req.query, req.mode.value, req.filter.model_dump_json())
+        keyed = self._orders.get(read)
+        if keyed is None:
+            keyed = self._ranked(req)
+            self._orders[read] = keyed
+        hits, cursor = self._page(keyed, req.cursor, req.limit, binding)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+    def _ranked(self, req: FetchRequest) -> builtins.list[tuple[Key, _Scored]]:
+        """The reference's whole ranking, under this engine's hits, scores and ties."""
         whole = self.ref.fetch(req.model_copy(update={"limit": WHOLE, "cursor": None}))
         keyed: builtins.list[tuple[Key, _Scored]] = []
         for hit in whole.hits:
@@ -271,8 +295,7 @@ class FreeEngine:
             score = self._score(hit.score)
             keyed.append(([-score, *self._key(held)], (hit, held, score)))
         keyed.sort(key=lambda pair: pair[0])
-        hits, cursor = self._page(keyed, req.cursor, req.limit, binding)
-        return FetchPage(hits=hits, next_cursor=cursor)
+        return keyed
 
     def _hits(self, req: FetchRequest, hit: Hit) -> bool:
         """Whether a hit of the reference is a hit here: keyword fetch needing every
