@@ -333,7 +333,7 @@ ENGINE_CONFIGURATIONS: Final = (
         "Explore counts server-side over everything admitted, ignoring scan_limit",
         ("server-explore",),
         engine=EngineFreedoms(server_explore=True),
-        fuzz_examples=3,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-offset-timestamps",
@@ -355,7 +355,7 @@ ENGINE_CONFIGURATIONS: Final = (
         "(implicit AND, as SQLite FTS5)",
         ("keyword-every-word",),
         engine=EngineFreedoms(keyword_every_word=True, fetch_modes=(FetchMode.KEYWORD,)),
-        fuzz_examples=8,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-similarity-floor",
@@ -447,7 +447,7 @@ ENGINE_CONFIGURATIONS: Final = (
             terse_recall=True,
         ),
         asynchronous=True,
-        fuzz_examples=3,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-everything-sync",
@@ -516,28 +516,28 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Recall scores ×100 (min_score on that scale)",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="scaled"),
-        fuzz_examples=4,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-negative-scores",
         "Recall scores shifted below zero (− 2); higher is still better",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="negative"),
-        fuzz_examples=4,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-no-scores",
         "Recall answers score=None",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="none"),
-        fuzz_examples=4,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-scope-denies-unattributed",
         "Recall under any source scope answers [] (unattributed entries denied too)",
         ("scope-denies-unattributed",),
         provider=ProviderFreedoms(scope="deny"),
-        fuzz_examples=8,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-scope-returns-unattributed",
@@ -545,7 +545,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "denies external_sync ones",
         ("scope-returns-unattributed",),
         provider=ProviderFreedoms(scope="unattributed"),
-        fuzz_examples=8,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-export-page-cap",
@@ -627,7 +627,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Refuses empty content with Invalid, undeclared (the contract names the refusal)",
         ("refuse-empty-content",),
         provider=ProviderFreedoms(refuse_empty_content=True),
-        fuzz_examples=5,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-scope-refused",
@@ -648,7 +648,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Recall ranks by the share of query words held (ties by key), answering score=None",
         ("word-ranking", "recall-scores"),
         provider=ProviderFreedoms(ranking="words", scores="none"),
-        fuzz_examples=4,
+        fuzz_examples=15,
     ),
     Configuration(
         "provider-documents-async",
@@ -661,7 +661,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             redact_names=True,
         ),
         asynchronous=True,
-        fuzz_examples=12,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-async",
@@ -731,7 +731,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             keep_empty_namespaces=True,
         ),
         asynchronous=True,
-        fuzz_examples=8,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-everything-sync",
@@ -743,7 +743,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             scores="negative",
             export_pages=PageShape(short=True),
         ),
-        fuzz_examples=4,
+        fuzz_examples=8,
     ),
 )
 

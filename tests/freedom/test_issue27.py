@@ -164,7 +164,7 @@ def test_empty_content_refused_undeclared_passes_and_is_named() -> None:
 def test_the_fuzzer_accepts_refused_empty_content_and_reports_it(seed: int) -> None:
     provider = FreeProvider(ProviderFreedoms(refuse_empty_content=True))
     with pinned_constants(), contextlib.redirect_stdout(io.StringIO()):
-        report = run_fuzz(PROVIDER_TARGET, provider, seed=seed, examples=6, settings=FAST)
+        report = run_fuzz(PROVIDER_TARGET, provider, seed=seed, examples=4, settings=FAST)
     assert report.passed
     assert report.stats.named_refusals == ["empty content"]
     assert "refusals the contract names: empty content" in report.summary()
