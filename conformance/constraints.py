@@ -10,13 +10,24 @@ that no declaration covers fails the check that made it and is counted in the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
+from conformance.engine.blank import is_blank
+from conformance.engine.items import Conversation, Document, DocumentBody, Learning, Role, Turn
 from conformance.provider.constants import MAX_NAMESPACE_LEN
 
-__all__ = ["NOT_APPLICABLE", "PROVIDER_NAMESPACE_ALPHABET", "Constraints"]
+__all__ = [
+    "NAMED_REFUSALS",
+    "NOT_APPLICABLE",
+    "PROVIDER_NAMESPACE_ALPHABET",
+    "Constraints",
+    "EngineItem",
+    "describe_named",
+    "named_refusal",
+    "strings_in",
+]
 
 _KIND_NAMES: Final[dict[type, str]] = {bool: "true or false", int: "an integer", str: "a string"}
 
@@ -28,6 +39,36 @@ PROVIDER_NAMESPACE_ALPHABET = (
 NOT_APPLICABLE = "not applicable under the declared constraints"
 """How the reason of a check begins when the declared constraints admit none of what it
 must send: such a check is skipped, and the report counts it beside the level."""
+
+
+NAMED_REFUSALS: Final = {
+    "empty content": (
+        'contract-reference A4 `store`: "`Invalid` for input the driver rejects (e.g. '
+        'TinyCortex refuses empty content)"'
+    ),
+}
+"""Refusals of valid input the contract itself names as legal, with the sentence naming
+each: a driver may make them without declaring a constraint. The suites and the fuzzer
+accept them (with `Invalid`, the write changing nothing) and the report lists each one
+a driver made beside the level, as it lists declared constraints."""
+
+
+def named_refusal(content: str) -> str | None:
+    """The refusal of `NAMED_REFUSALS` that refusing provider `content` would be, if any."""
+    return "empty content" if content == "" else None
+
+
+def describe_named(refusals: Iterable[str]) -> list[str]:
+    """One line per named refusal a driver made, for the report and the Markdown."""
+    return [f"refuses {name} (the contract names it: not declared)" for name in refusals]
+
+
+class EngineItem(Protocol):
+    """What `Constraints.admits_item` reads of an engine item (a `StoreItem`)."""
+
+    def render_text(self) -> str: ...
+
+    def model_dump(self, *, mode: str) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -51,7 +92,9 @@ class Constraints:
     max_key_length: int | None = None
     """Provider: the longest entry key, in characters."""
     max_content_length: int | None = None
-    """Both profiles: the longest content (provider) or item text (engine), in characters."""
+    """Both profiles: the longest content (provider) or item text (engine), in characters.
+    An engine item's text is its rendered text, as a hit shows it (a conversation's turns
+    with their roles, a document's title with its body): see `admits_item`."""
     empty_content: bool = True
     """Provider: whether empty content is stored (False: refused with `Invalid`)."""
     control_characters: bool = True
@@ -180,11 +223,85 @@ class Constraints:
             return False
         return self.admits_text(content)
 
+    def admits_item(self, item: EngineItem) -> bool:
+        """Whether the engine takes `item`: its rendered text within `max_content_length`,
+        and every string of it (texts, title, metadata) within the character limits. The
+        one measure the suite and the fuzzer both send by."""
+        limit = self.max_content_length
+        if limit is not None and len(item.render_text()) > limit:
+            return False
+        return all(self.admits_text(text) for text in strings_in(item.model_dump(mode="json")))
+
+    def fit_item(self, item: Any) -> Any:
+        """The engine item `item` (a `StoreItem`) with its rendered text cut to
+        `max_content_length` (`admits_item`'s measure), or `item` itself when it fits:
+        a document's body (its title dropped when no body fits beside it), a
+        conversation's last turns (dropped until the rest fits, the last one kept cut),
+        a learning's text. Character limits are not applied."""
+        most = self.max_content_length
+        return item if most is None else _within(item, most)
+
     def admits_text(self, text: str) -> bool:
         """Whether `text` passes the character-class limits (control, non-ASCII)."""
         if not self.control_characters and any(_is_control(c) for c in text):
             return False
         return self.non_ascii or text.isascii()
+
+
+def _cut(text: str, most: int) -> str:
+    """`text` cut to `most` characters (at least one), never left blank."""
+    cut = text[: max(1, most)]
+    return "x" if is_blank(cut) else cut
+
+
+def _within(item: Any, most: int) -> Any:
+    """`item` with its rendered text (`render_text`, the engine's measure of
+    `max_content_length`) cut to at most `most` characters (see `Constraints.fit_item`)."""
+    if len(item.render_text()) <= most:
+        return item
+    if isinstance(item, Document):
+        heading = len(item.render_text()) - len(item.body.content)
+        if item.title is not None and most - heading < 1:
+            item = item.model_copy(update={"title": None})
+            heading = 0
+        cut = _cut(item.body.content, most - heading)
+        body = DocumentBody(text=cut) if item.body.text is not None else DocumentBody(uri=cut)
+        return item.model_copy(update={"body": body})
+    if isinstance(item, Learning):
+        return item.model_copy(update={"text": _cut(item.text, most)})
+    assert isinstance(item, Conversation)
+    turns: list[Turn] = []
+    for turn in item.turns:
+        taken = len("\n".join(t.render() for t in turns)) + (1 if turns else 0)
+        room = most - taken - (len(turn.render()) - len(turn.text))
+        if room < 1:
+            break
+        turns.append(turn.model_copy(update={"text": _cut(turn.text, room)}))
+        if len(turns[-1].text) < len(turn.text):
+            break
+    if turns:
+        return item.model_copy(update={"turns": turns})
+    bare = Turn(role=Role.USER, text="x")
+    room = most - len(bare.render()) + 1
+    if room < 1:
+        # No turn fits at all: the conversation's text as a document.
+        return Document(body=DocumentBody(text=_cut(item.turns[0].text, most)), meta=item.meta)
+    return item.model_copy(
+        update={"turns": [bare.model_copy(update={"text": _cut(item.turns[0].text, room)})]}
+    )
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in JSON data, object keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            yield str(key)
+            yield from strings_in(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from strings_in(inner)
 
 
 def _is_control(char: str) -> bool:

@@ -64,6 +64,9 @@ class CheckEntry(BaseModel):
     retries: int = 0
     refusals: int = 0
     """Calls where the driver refused valid input that no declared constraint covers."""
+    named_refusals: list[str] = Field(default_factory=list)
+    """Refusals of valid input the contract itself names (`empty content`), which the
+    driver made without declaring them: accepted, and listed beside the level."""
     clause: str = ""
     optional: bool = False
     repeats: Repeats | None = None
@@ -115,6 +118,10 @@ class ProfileInfo(BaseModel):
         if not count:
             return self.level
         return f"{self.level}; {count} check{'s' * (count != 1)} {NOT_APPLICABLE}"
+
+    named_refusals: list[str] = Field(default_factory=list)
+    """Refusals the contract names that the driver made without declaring them (empty
+    content), one line each; like `constraints`, what the level was reached with."""
 
 
 class RunError(BaseModel):
@@ -262,11 +269,11 @@ def to_markdown(report: Report) -> str:
         *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
         f"{counts} (kit {report.kit_version}{seed}{repeat})",
         "",
-        "| profile | level | offered features | declared constraints |",
+        "| profile | level | offered features | declared constraints, named refusals |",
         "| --- | --- | --- | --- |",
         *(
             f"| {name} | {_cell(level_cell(info), 400)} | {features_cell(info)} | "
-            f"{'; '.join(info.constraints) or 'none'} |"
+            f"{'; '.join([*info.constraints, *info.named_refusals]) or 'none'} |"
             for name, info in sorted(report.profiles.items())
         ),
         "",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import conformance
 from conformance.checks.catalogue import CATALOGUE, all_checks
 from conformance.checks.outcome import RETAINS_NOTHING, not_applicable
+from conformance.constraints import describe_named
 from conformance.driver import Driver
 from conformance.engine.requests import FetchMode
 from conformance.fuzz.runner import FUZZ_TARGETS
@@ -220,6 +221,7 @@ class Ledger:
             (f for f in self.facts if f.fetch_modes is not None or f.capabilities is not None),
             None,
         )
+        named = dict.fromkeys(name for e in entries for name in e.named_refusals)
         info = ProfileInfo(
             level="none",
             retains=retains,
@@ -227,6 +229,7 @@ class Ledger:
             not_applicable=[
                 e.id for e in checks if e.outcome == "skipped" and not_applicable(e.reason)
             ],
+            named_refusals=describe_named(named),
         )
         if declared is not None and profile == "engine":
             info.fetch_modes = declared.fetch_modes

@@ -330,6 +330,7 @@ class KitRun:
             calls=result.calls,
             retries=result.retries,
             refusals=len(result.refusals),
+            named_refusals=result.named_refusals,
             clause=chk.clause,
             optional=chk.needs is not None,
             repeats=repeats,
@@ -419,6 +420,7 @@ class KitRun:
                 entry.reason = report.summary()
         if report is not None:
             entry.calls, entry.retries = report.calls, report.retries
+            entry.named_refusals = report.stats.named_refusals
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = self.redactor.text(entry.reason)
         return entry, replay
@@ -458,6 +460,7 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         retries=sum(r.retries for r in results),
         call_log=first.call_log,
         refusals=[label for r in results for label in r.refusals],
+        named_refusals=list(dict.fromkeys(n for r in results for n in r.named_refusals)),
     )
     # A failure outweighs an inconclusive run: the first kind present names the result.
     hits = failed or unsure

@@ -7,6 +7,7 @@ few multi-character lowercase mappings); ASCII text scores bit for bit alike.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from array import array
@@ -41,13 +42,21 @@ def fnv1a_code_points(window: str) -> int:
     return h
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _buckets(word: str) -> tuple[int, ...]:
+    """The dimension of each 3-character window of `" " + word + " "`, in order.
+
+    Cached: a run's marker, and common words, recur in nearly every text it scores."""
+    padded = f" {word} "
+    return tuple(fnv1a_code_points(padded[i : i + 3]) % DIMENSIONS for i in range(len(padded) - 2))
+
+
 def embed(text_words: list[str]) -> tuple[float, ...]:
     """The 64-dimension trigram vector of the words, L2-normalised (all zeros if empty)."""
     vector = [0.0] * DIMENSIONS
     for word in text_words:
-        padded = f" {word} "
-        for i in range(len(padded) - 2):
-            vector[fnv1a_code_points(padded[i : i + 3]) % DIMENSIONS] += 1.0
+        for dimension in _buckets(word):
+            vector[dimension] += 1.0
     norm = math.sqrt(sum(v * v for v in vector))
     if norm == 0.0:
         return tuple(vector)

@@ -72,4 +72,5 @@ def run_one(
         retries=ctx.retries,
         call_log=ctx.call_log,
         refusals=ctx.refusals,
+        named_refusals=ctx.named_refusals,
     )

@@ -147,6 +147,9 @@ class CheckContext:
         self.call_log: list[str] = []
         self.refusals: list[str] = []
         """Calls the driver refused as invalid where the kit sent valid input."""
+        self.named_refusals: list[str] = []
+        """Refusals the contract itself names (`constraints.NAMED_REFUSALS`) the driver
+        made without declaring them: accepted, and listed in the report."""
         self.labels: dict[str, str] = {}
         """Names the check gave the ids it holds (`p11`), used by every message."""
         self._expecting_refusal = 0
@@ -309,6 +312,11 @@ class CheckContext:
             yield
         finally:
             self._expecting_refusal -= 1
+
+    def note_named_refusal(self, name: str) -> None:
+        """Note that the driver made the named refusal `name` (see `named_refusals`)."""
+        if name not in self.named_refusals:
+            self.named_refusals.append(name)
 
     # -- verdicts -------------------------------------------------------------------
 

@@ -59,9 +59,12 @@ def assert_engine_retention_probe(engine: Any, ctx: CheckContext) -> None:
 
 
 def round_trip_items(ctx: CheckContext) -> list[Document | Conversation | Learning]:
-    """One item of each kind, with titles, tool calls and evidence set (B10 round trip)."""
+    """One item of each kind, with titles, tool calls and evidence set (B10 round trip),
+    each cut to a declared `max_content_length` (the conversation, holding the marker and
+    a tool call, renders to about 120 characters)."""
     m = ctx.marker
-    return [
+    fit = ctx.settings.constraints.fit_item
+    items: list[Document | Conversation | Learning] = [
         document(
             f"{m} document body",
             meta(ctx, tags=["roundtrip"]),
@@ -88,6 +91,7 @@ def round_trip_items(ctx: CheckContext) -> list[Document | Conversation | Learni
             evidence="said so twice",
         ),
     ]
+    return [fit(item) for item in items]
 
 
 @check(

@@ -30,7 +30,9 @@ OUTRANKING = 130
 the limit plus 50 for every limit the checks ask with."""
 
 ADMITTED = 3
-"""Items the filter admits, each sharing only part of the query."""
+"""Items the filter admits, each holding every word of the query and more: a hit in
+every reading of every mode (keyword fetch needing every query word, vector fetch with a
+similarity floor), ranked at best level with the items above them."""
 
 
 @dataclass(frozen=True)
@@ -48,13 +50,16 @@ def outranked_items(
 ) -> tuple[str, dict[str, MetaFilter], dict[str, StoreItem], dict[str, StoreItem]]:
     """The query, the filters, the items they admit and the items above them, by label.
 
-    `kept1`..`kept3` carry two of the query's four words, a tag, the folder `/<m>/kept`
-    and the namespace `agent:<m>-kept/agent:<m>-leaf`; `above1`..`above130` have the
-    query itself as their text (the best hit in every mode), another tag, the folder
-    `/<m>/keptx` and the parent namespace. Each filter (the run's workspace and one of:
-    the tag, the folder prefix, a subtree reach at the leaf) admits exactly the kept
-    items. A store filters on a tag inside its ranking more often than on a path prefix
-    or a namespace subtree, which an adapter tends to apply in its own code.
+    `kept1`..`kept3` hold the whole query and two words more, a tag, the folder
+    `/<m>/kept` and the namespace `agent:<m>-kept/agent:<m>-leaf`: a hit in every
+    reading of every mode. `above1`..`above130` have the query itself as their text
+    (level with the kept items or above them for a scorer counting query words, above
+    them for one measuring similarity or penalising length; the reference breaks ties by
+    insertion order, so they are stored first), another tag, the folder `/<m>/keptx`
+    and the parent namespace. Each filter (the run's workspace and one of: the tag, the
+    folder prefix, a subtree reach at the leaf) admits exactly the kept items. A store
+    filters on a tag inside its ranking more often than on a path prefix or a namespace
+    subtree, which an adapter tends to apply in its own code.
     """
     m = ctx.marker
     query = f"{m} amber falcon river"
@@ -63,7 +68,7 @@ def outranked_items(
     leaf = parent.child(Segment(SegmentKind.AGENT, f"{m}-leaf"))
     kept: dict[str, StoreItem] = {
         f"kept{i}": document(
-            f"{m} amber kept {i}",
+            f"{query} kept {i}",
             meta(ctx, tags=[wanted], folder=f"/{m}/kept/notes", namespace=leaf),
         )
         for i in range(1, ADMITTED + 1)
@@ -84,11 +89,11 @@ def outranked_items(
 
 def store_outranked(engine: Any, ctx: CheckContext) -> Outranked:
     """Store the outranked items in the run's workspace, in batches (the admitted ones
-    in a batch of their own, so that receipts in any order name them); what a read of
-    them asks for, and the ids it must answer."""
+    last, in a batch of their own, so that receipts in any order name them); what a read
+    of them asks for, and the ids it must answer."""
     query, filters, kept, above = outranked_items(ctx)
-    stored = store_batch(engine, ctx, kept)
     store_batch(engine, ctx, above)
+    stored = store_batch(engine, ctx, kept)
     return Outranked(query, filters, stored)
 
 

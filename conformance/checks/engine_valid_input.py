@@ -5,7 +5,6 @@ constraint (`Driver(constraints=...)`), which narrows what is sent."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -20,7 +19,7 @@ from conformance.checks.engine_writes import (
 )
 from conformance.checks.outcome import DriverRaised
 from conformance.checks.registry import check
-from conformance.constraints import Constraints
+from conformance.constraints import Constraints, strings_in
 from conformance.engine import (
     MAX_DEPTH,
     MAX_SEGMENT_ID,
@@ -167,27 +166,12 @@ def valid_inputs(ctx: CheckContext) -> dict[str, StoreItem]:
 
 def admitted(constraints: Constraints, item: StoreItem) -> bool:
     """Whether the driver's declared constraints let the suite send `item`."""
-    limit = constraints.max_content_length
-    if limit is not None and len(item.render_text()) > limit:
-        return False
-    return all(constraints.admits_text(text) for text in _strings(item.model_dump(mode="json")))
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            yield str(key)
-            yield from _strings(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _strings(inner)
+    return constraints.admits_item(item)
 
 
 def _constraint_for(label: str, item: StoreItem) -> str:
     """The declaration that would cover refusing `item`, for the message."""
-    texts = list(_strings(item.model_dump(mode="json")))
+    texts = list(strings_in(item.model_dump(mode="json")))
     if len(item.render_text()) > 1000:
         return "`max_content_length`"
     if not all(text.isascii() for text in texts):

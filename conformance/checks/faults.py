@@ -257,7 +257,8 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     ),
     "provider.awkward_content_round_trips": (
         Fault("MangleContent", "normalises line endings and drops NUL characters"),
-        Fault("RefusesEmptyContent", "refuses empty content without declaring it"),
+        Fault("EmptyContentFailsAsBackend", "refuses empty content as a backend failure"),
+        Fault("EmptyContentRefusedYetStored", "answers Invalid for empty content, yet stores it"),
         Fault("TrimsContent", "strips leading and trailing whitespace"),
         Fault("NormalisesContent", "stores content in Unicode NFKC form"),
     ),

@@ -110,6 +110,8 @@ class CheckResult:
     call_log: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     """Calls where the driver refused valid input the kit sent (as `Invalid`)."""
+    named_refusals: list[str] = field(default_factory=list)
+    """Refusals the contract itself names that the driver made (`constraints.NAMED_REFUSALS`)."""
 
     @property
     def ok(self) -> bool:

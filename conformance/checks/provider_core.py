@@ -4,6 +4,7 @@ and content that must come back exactly."""
 from __future__ import annotations
 
 import unicodedata
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -22,8 +23,10 @@ from conformance.checks.provider_support import (
     read_back,
 )
 from conformance.checks.registry import check
+from conformance.constraints import named_refusal
 from conformance.provider import (
     MANDATORY,
+    Invalid,
     MemoryCategory,
     MemoryTaint,
     audit_provider,
@@ -201,7 +204,10 @@ AWKWARD = {
 @check(
     "provider.awkward_content_round_trips",
     title="Unicode, empty, large, padded and control-character content reads back exactly",
-    clause=("provider-families.md#content-round-trip, kit-choices.md#declared-constraints"),
+    clause=(
+        "provider-families.md#content-round-trip, kit-choices.md#declared-constraints, "
+        "kit-choices.md#named-refusals"
+    ),
     storage=True,
 )
 def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None:
@@ -209,13 +215,37 @@ def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None
 
     Nothing is trimmed, normalised (NFC/NFKC), re-encoded or cut. A refusal fails,
     unless the driver declared it (`Constraints.empty_content`, `max_content_length`,
-    `control_characters`, `non_ascii`); declared values are not sent.
+    `control_characters`, `non_ascii`; declared values are not sent) or the contract
+    names it: empty content may be refused with `Invalid` undeclared, and is then not
+    held; the report lists the refusal beside the level.
     """
     namespace = ns(ctx, "awkward")
     admits = ctx.settings.constraints.admits_content
     sent = {key: content for key, content in AWKWARD.items() if admits(content)}
-    for key, content in sent.items():
-        put(provider, ctx, namespace, key, content)
+    for key, content in list(sent.items()):
+        named = named_refusal(content)
+        if named is None:
+            put(provider, ctx, namespace, key, content)
+            continue
+        ctx.defer(f"forget({namespace!r}, {key!r})", partial(provider.forget, namespace, key))
+        call = f"store({namespace!r}, {key!r}, {content!r}, ...)"
+        _, error = ctx.attempt(
+            call, provider.store, namespace, key, content, CORE, None, MemoryTaint.INTERNAL
+        )
+        if error is None:
+            continue
+        ctx.require(
+            isinstance(error, Invalid),
+            call,
+            f"the {named} stored, or refused with Invalid (the contract names that refusal)",
+            f"{type(error).__name__}: {error}",
+        )
+        ctx.note_named_refusal(named)
+        del sent[key]
+        entry = provider.get(namespace, key)
+        ctx.require(
+            entry is None, f"get({namespace!r}, {key!r})", "None (the store was refused)", entry
+        )
     for key, content in sent.items():
         entry = provider.get(namespace, key)
         call = f"get({namespace!r}, {key!r})"

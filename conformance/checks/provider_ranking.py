@@ -21,13 +21,17 @@ from conformance.readings import first_rise
 
 RANKED_QUERY = "amber lantern"
 # The exact match sits in the middle of key and insertion order, so neither order, nor
-# a reversed ranking, puts it first by accident.
+# a reversed ranking, puts it first by accident. Every other entry holds the query as a
+# substring (a substring matcher finds all five) but one of its words only inside a
+# longer word no stemmer reduces to it (`lanternlight`, `chamber`): a scorer counting
+# query words ranks the exact match strictly first, so even with no scores shown a tie
+# cannot hide a ranking that puts another entry first.
 RANKED = (
-    ("r1", "the amber lantern swung above the north gate of the harbour all night"),
-    ("r2", "an amber lantern was found on the quay"),
+    ("r1", "the amber lanternlight swung above the north gate of the harbour all night"),
+    ("r2", "a chamber lantern was found on the quay"),
     ("r3", RANKED_QUERY),
-    ("r4", "amber lantern light across the water"),
-    ("r5", "they lit the amber lantern at dusk, as the fishermen always did"),
+    ("r4", "amber lanternfish drift across the water"),
+    ("r5", "they lit the camber lantern at dusk, as the fishermen always did"),
 )
 EXACT = "r3"
 
@@ -44,9 +48,12 @@ def _score(hit: Any) -> float | None:
     storage=True,
 )
 def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
-    """Among five entries holding the query, the one whose content equals it is the
-    first hit (or, when the driver scores, ties the first hit's score), and scores,
-    where given, do not increase down the list (higher is better, at any scale).
+    """Among five entries holding the query as a substring, the one whose content
+    equals it is a hit and the first hit (or, when the driver scores, ties the first
+    hit's score), and scores, where given, do not increase down the list (higher is
+    better, at any scale). Which of the other four match is the driver's (each holds
+    one query word only inside a longer word, so a scorer counting words ranks them
+    below the exact match, or misses them).
 
     Catches a ranking that is reversed (an L2 distance sorted as a similarity) or that
     follows key or insertion order.
@@ -56,7 +63,15 @@ def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
     call = f"recall({RANKED_QUERY!r}, 10, namespace={namespace!r})"
     hits = provider.recall(RANKED_QUERY, 10, OwnedRecallOpts(namespace=namespace), None)
     every = named_keys(ctx, [k for k, _ in RANKED])
-    require_relied_on(ctx, RECALL_OWNER, call, keys_of(ctx, hits), every, "the five entries")
+    got = keys_of(ctx, hits)
+    ctx.require(
+        EXACT in got,
+        call,
+        f"{EXACT} (content {RANKED_QUERY!r}, equal to the query) among the hits, to judge",
+        f"{ctx.named(got)}" if got else "no hits",
+    )
+    some = [key for key in every if key in got]
+    require_relied_on(ctx, RECALL_OWNER, call, got, some, "only entries of the namespace, once")
     scored = [(h.key, score) for h in hits if (score := _score(h)) is not None]
     rise = first_rise([score for _, score in scored])
     if rise is not None:

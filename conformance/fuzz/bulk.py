@@ -99,13 +99,14 @@ def bulk_items(
     *,
     nodes: Sequence[Namespace] = pools.ENGINE_NODES,
     fit: Callable[[str], str] = lambda text: text,
+    fit_item: Callable[[StoreItem], StoreItem] = lambda item: item,
 ) -> list[StoreItem]:
     """`count` distinct valid items (no workspace set) for the bulk `salt`.
 
     Kinds, nodes, folders, file paths, tags, sources and observation times come from the
     pools; texts share words (so fetch and recall hit many items at once) and end in a
     token unique to the item (`<salt>n<index>`). `fit` narrows each text to what the
-    driver declares it takes.
+    driver declares it takes, then `fit_item` each item (its rendered text).
     """
     items: list[StoreItem] = []
     for index in range(count):
@@ -135,7 +136,7 @@ def bulk_items(
             if draw.chance("answered", 50):
                 turns.append(Turn(role=Role.ASSISTANT, text=fit(draw.words("answer", 2))))
             items.append(Conversation(turns=turns, meta=meta))
-    return items
+    return [fit_item(item) for item in items]
 
 
 class BulkEntry(NamedTuple):

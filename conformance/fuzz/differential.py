@@ -49,6 +49,10 @@ R = TypeVar("R")
 D = TypeVar("D", bound="Differential")
 
 
+def _same(item: Any) -> Any:
+    return item
+
+
 def wire_taint(value: Any) -> str:
     """A taint's wire string (a driver may hand back a string; unknown ones fail closed)."""
     return MemoryTaint(value).value
@@ -127,6 +131,7 @@ class Differential:
         stats: ProgramStats | None = None,
         full_every: int = 1,
         fit: Callable[[str], str] | None = None,
+        fit_item: Callable[[Any], Any] | None = None,
     ) -> None:
         self.driver = as_sync(driver)
         self.oracle = oracle
@@ -138,6 +143,8 @@ class Differential:
         self.stats = stats if stats is not None else ProgramStats()
         self.full_every = max(1, full_every)
         self.fit: Callable[[str], str] = fit if fit is not None else (lambda text: text)
+        self.fit_item: Callable[[Any], Any] = fit_item if fit_item is not None else _same
+        """Engine: narrows a bulk item to the driver's declared constraints."""
         self.log: list[Step] = []
         self.index = -1
         """Which program of its session this is (0 for the first)."""

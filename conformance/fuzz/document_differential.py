@@ -5,8 +5,9 @@ what the contract pins (contract-reference A4, decisions §4.11):
 
 - `put_document` upserts by `(namespace, key)`, replacing every field; it answers the
   id, which is the one given when one is given. An id naming another document of the
-  namespace is `Invalid`, and the put changes nothing. A generated id is opaque: any
-  text no other document of the namespace has, kept or not across updates;
+  namespace is `Invalid`, and the put changes nothing: the kit's rule where the contract
+  is silent (kit-choices.md#document-ids), and its failure says so. A generated id is
+  opaque: any text no other document of the namespace has, kept or not across updates;
 - `get_document` answers the document as put (id, title, content, source type,
   priority, tags as a set, metadata, category, session, taint) or `None`;
   `created_at`, `updated_at` and `markdown_rel_path` are the driver's;
@@ -60,7 +61,16 @@ from conformance.provider import (
     Unsupported,
 )
 
-__all__ = ["DELETE_WAYS", "DocumentsDifferential"]
+__all__ = ["DELETE_WAYS", "KIT_RULE_COLLIDING_ID", "DocumentsDifferential"]
+
+KIT_RULE_COLLIDING_ID: Final = (
+    "the kit's rule, not the contract's: Invalid for a document_id that already names "
+    "another document of the namespace, the put changing nothing (the contract is "
+    "silent; otherwise delete_document(namespace, id) cannot tell the two apart: "
+    "kit-choices.md#document-ids). A store that accepts the collision may waive "
+    "this target knowingly"
+)
+"""What a put with a colliding id must answer: the kit's reading, said as such."""
 
 DELETE_WAYS: Final = ("held", "near", "near", "sibling", "pool")
 """Which id a delete step names: a document the namespace holds, a near miss of one
@@ -290,7 +300,7 @@ class DocumentsDifferential(Differential):
             self.require(
                 isinstance(error, Invalid),
                 call,
-                "Invalid: the id names another document of the namespace",
+                KIT_RULE_COLLIDING_ID,
                 f"success ({show(got)})" if error is None else error_text(error),
             )
             if (namespace, key) in self.doc_ids:

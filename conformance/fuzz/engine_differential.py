@@ -546,7 +546,13 @@ class EngineDifferential(Differential):
     @operation
     def store_bulk(self, count: int, salt: int) -> builtins.list[str]:
         """Store the `count` items of bulk `salt` (`conformance.fuzz.bulk`) in one batch."""
-        items = bulk_items(min(count, MAX_STORE_MANY), salt, nodes=ENGINE_NODES, fit=self.fit)
+        items = bulk_items(
+            min(count, MAX_STORE_MANY),
+            salt,
+            nodes=ENGINE_NODES,
+            fit=self.fit,
+            fit_item=self.fit_item,
+        )
         handles = [self._add(item) for item in items]
         self._store_batch(f"store_many(<bulk {salt}: {len(handles)} items>)", handles)
         return handles

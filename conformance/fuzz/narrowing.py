@@ -37,6 +37,7 @@ __all__ = [
     "MODEL_ROOT",
     "Narrowed",
     "bulk_fit",
+    "bulk_fit_item",
     "narrow_engine",
     "narrow_provider",
     "text_cleaner",
@@ -48,14 +49,21 @@ MODEL_ROOT: Final = "tinymemory-conformance/" + "0" * 40 + "/fuzz-provider-diffe
 """A run root at least as long as any real one, for judging namespaces against limits."""
 
 
+def _same(item: StoreItem) -> StoreItem:
+    return item
+
+
 @dataclass(frozen=True)
 class Narrowed(Generic[C]):
     """A configuration narrowed by declared constraints: the configuration, the texts'
-    cleaner (for bulk writes), and one note per narrowing."""
+    cleaner and (engine) the items' fitter, for bulk writes, and one note per narrowing."""
 
     config: C
     fit: Callable[[str], str]
     notes: list[str] = field(default_factory=list)
+    fit_item: Callable[[StoreItem], StoreItem] = _same
+    """Engine: an item the declared constraints admit (`Constraints.admits_item`), made
+    from one whose texts `fit` cleaned."""
 
 
 def _is_control(char: str) -> bool:
@@ -88,7 +96,8 @@ def _text_notes(constraints: Constraints, what: str) -> list[str]:
     if not constraints.non_ascii:
         notes.append(f"{what}: ASCII only")
     if constraints.max_content_length is not None:
-        notes.append(f"{what}: at most {constraints.max_content_length} characters")
+        measure = " (an item's rendered text)" if what.startswith("item") else ""
+        notes.append(f"{what}: at most {constraints.max_content_length} characters{measure}")
     return notes
 
 
@@ -112,18 +121,31 @@ def _clean_item(item: StoreItem, clean: Callable[[str], str]) -> StoreItem:
     return item.model_copy(update={"turns": turns})
 
 
+def item_fitter(
+    constraints: Constraints, clean: Callable[[str], str]
+) -> Callable[[StoreItem], StoreItem]:
+    """A function making an item one `constraints` admits (`Constraints.admits_item`):
+    every text cleaned by `clean`, then the rendered text cut to `max_content_length`."""
+
+    def fit(item: StoreItem) -> StoreItem:
+        fitted: StoreItem = constraints.fit_item(_clean_item(item, clean))
+        return fitted
+
+    return fit
+
+
 def narrow_engine(config: EngineFuzzConfig, constraints: Constraints) -> Narrowed[EngineFuzzConfig]:
-    """`config` with every item text (and query) admitted by `constraints`."""
+    """`config` with every item (its rendered text, and every text of it) and query
+    admitted by `constraints`."""
     notes = _text_notes(constraints, "item texts and queries")
     if not notes:
         return Narrowed(config, lambda text: text)
     clean = _non_blank(text_cleaner(constraints))
+    fit_item = item_fitter(constraints, clean)
     narrowed = dataclasses.replace(
-        config,
-        items=config.items.map(lambda item: _clean_item(item, clean)),
-        queries=config.queries.map(clean),
+        config, items=config.items.map(fit_item), queries=config.queries.map(clean)
     )
-    return Narrowed(narrowed, clean, notes)
+    return Narrowed(narrowed, clean, notes, fit_item)
 
 
 def _rules(alphabet: str | None, most: int | None, unit: str) -> list[str]:
@@ -253,6 +275,15 @@ def _document_namespaces(
         else config.document_namespaces
     )
     return True, chosen.filter(admits)
+
+
+def bulk_fit_item(
+    profile: str, constraints: Constraints
+) -> Callable[[StoreItem], StoreItem] | None:
+    """How bulk items are narrowed for `profile` under `constraints` (`None`: not at all)."""
+    if profile != "engine" or not constraints.declared:
+        return None
+    return narrow_engine(EngineFuzzConfig(), constraints).fit_item
 
 
 def bulk_fit(profile: str, constraints: Constraints) -> Callable[[str], str] | None:

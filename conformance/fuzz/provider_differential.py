@@ -17,7 +17,9 @@ pins (contract-reference A1, A4, A6, A7; decisions §4.1, §4.11):
   unattributed row may be returned or not (decisions §4.11);
 - an export holds every row; a row forgotten and imported back returns, taint included;
 - contract-valid input within the driver's declared constraints is stored, never
-  refused; malformed input may be refused, only with ``Invalid``, and is then not stored.
+  refused, but for a refusal the contract names (empty content, with ``Invalid``),
+  which changes nothing and is reported; malformed input may be refused, only with
+  ``Invalid``, and is then not stored.
 
 Every namespace the run writes lies under its root, except ``global``, where every
 key carries the run marker and every read is filtered by it. Teardown forgets the
@@ -33,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from conformance.checks.evidence import show
+from conformance.constraints import named_refusal
 from conformance.fuzz.bulk import bulk_entries
 from conformance.fuzz.config import ROOT_PLACEHOLDER
 from conformance.fuzz.differential import (
@@ -298,6 +301,11 @@ class ProviderDifferential(DocumentsDifferential):
         _, error = self.attempt(
             call, self.driver.store, namespace, key, content, category, session_id, taint
         )
+        named = named_refusal(content)
+        if named is not None and isinstance(error, Invalid):
+            # A refusal the contract names (A4 store): nothing written, and reported.
+            self.stats.named_refusals.add(named)
+            return call
         self.require(error is None, call, _DECLARE, error_text(error))
         self.written.add((namespace, key))
         if namespace == GLOBAL_NAMESPACE:

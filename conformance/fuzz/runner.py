@@ -191,6 +191,8 @@ class FuzzReport:
         )
         if self.narrowing:
             line += "; narrowed by declared constraints: " + "; ".join(self.narrowing)
+        if self.stats.named_refusals:
+            line += "; refusals the contract names: " + ", ".join(self.stats.named_refusals)
         return line
 
 
@@ -268,6 +270,7 @@ def _configure(
             full_page=engine.config.full_page,
             max_pages=engine.config.max_pages,
             fit=engine.fit,
+            fit_item=engine.fit_item,
         )
         return engine.config, options, notes + engine.notes
     provider_cfg = chosen if isinstance(chosen, ProviderFuzzConfig) else ProviderFuzzConfig()

@@ -28,7 +28,7 @@ from conformance.checks.provider_support import provider_retains_writes
 from conformance.driver import Driver, Profile
 from conformance.fuzz.differential import Differential
 from conformance.fuzz.engine_differential import ENGINE_TARGET, EngineDifferential, engine_oracle
-from conformance.fuzz.narrowing import bulk_fit
+from conformance.fuzz.narrowing import bulk_fit, bulk_fit_item
 from conformance.fuzz.provider_differential import (
     PROVIDER_TARGET,
     ProviderDifferential,
@@ -62,6 +62,9 @@ class SessionOptions:
     """Engine: most pages one fetch step reads."""
     fit: Callable[[str], str] | None = None
     """Narrows bulk texts to the driver's declared constraints."""
+    fit_item: Callable[[Any], Any] | None = None
+    """Engine: narrows bulk items to the driver's declared constraints (their rendered
+    text, as the suite measures it)."""
     oracle: Callable[[], Any] | None = None
     """A custom oracle factory (used only when the driver retains writes)."""
     documents: bool = True
@@ -106,11 +109,14 @@ class FuzzSession:
         whose declared constraints narrow bulk texts as in the run, or an engine or
         provider object), as a regression test opens one."""
         profile = PROFILE_OF[target_id]
-        fit = None
+        fit = fit_item = None
         obj = driver
         if isinstance(driver, Driver):
             obj, fit = driver.make(profile), bulk_fit(profile, driver.constraints)
-        options = SessionOptions(settings=settings or RunSettings(), full_every=full_every, fit=fit)
+            fit_item = bulk_fit_item(profile, driver.constraints)
+        options = SessionOptions(
+            settings=settings or RunSettings(), full_every=full_every, fit=fit, fit_item=fit_item
+        )
         return cls(target_id, obj, options)
 
     def _probe(self) -> bool:
@@ -164,7 +170,9 @@ class FuzzSession:
             "fit": options.fit,
         }
         if self.profile == "engine":
-            common.update(full_page=options.full_page, max_pages=options.max_pages)
+            common.update(
+                full_page=options.full_page, max_pages=options.max_pages, fit_item=options.fit_item
+            )
         else:
             common.update(documents=self.documents)
         made = differential_class(self.target_id)(self.driver, self._oracle(), **common)

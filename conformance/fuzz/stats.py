@@ -25,6 +25,8 @@ class ProgramStats:
     """The most items (engine) or rows (provider) the run held at once."""
     crossed: set[str] = field(default_factory=set)
     """The paged reads (`PAGED_READS`) that read more than one page."""
+    named_refusals: set[str] = field(default_factory=set)
+    """Refusals the contract itself names that the driver made (`empty content`)."""
 
 
 @dataclass
@@ -61,6 +63,11 @@ class FuzzStats:
     def retries(self) -> int:
         """Retries of transient errors, programs and probes together."""
         return self.other_retries + sum(p.retries for p in self.programs)
+
+    @property
+    def named_refusals(self) -> list[str]:
+        """The refusals the contract names that any program saw, sorted."""
+        return sorted(set().union(*(p.named_refusals for p in self.programs)))
 
     def calls_per_step(self) -> float:
         """Driver calls per step, over the programs."""

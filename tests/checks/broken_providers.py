@@ -887,7 +887,8 @@ class RefusesLongKeys(Hooked):
 
 
 class RefusesEmptyContent(Hooked):
-    """Refuses empty content (as TinyCortex does), without declaring it."""
+    """Refuses empty content (as TinyCortex does), without declaring it: no fault, a
+    refusal the contract names (A4 `store`)."""
 
     def write(self, row: Written) -> Written:
         if not row.content:
@@ -953,6 +954,25 @@ class DeclaresAnAlphabetButMerges(Hooked):
     ) -> builtins.list[MemoryEntry]:
         address = opts.model_copy(update={"namespace": self._address(opts.namespace)})
         return super().recall(query, limit, address, scope)
+
+
+class EmptyContentFailsAsBackend(Hooked):
+    """Refuses empty content, but as a backend failure rather than `Invalid`."""
+
+    def write(self, row: Written) -> Written:
+        if not row.content:
+            raise Backend("content must not be empty")
+        return super().write(row)
+
+
+class EmptyContentRefusedYetStored(Hooked):
+    """Answers `Invalid` for empty content after storing it anyway."""
+
+    def write(self, row: Written) -> Written:
+        if not row.content:
+            ReferenceProvider.store(self, *super().write(row))
+            raise Invalid("content must not be empty")
+        return super().write(row)
 
 
 class TrimsContent(Hooked):
@@ -1179,8 +1199,9 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     RefusesEmptySegments: "provider.accepts_valid_input",
     FoldsDotSegments: "provider.accepts_valid_input",
     RefusesLongKeys: "provider.accepts_valid_input",
-    RefusesEmptyContent: "provider.awkward_content_round_trips",
     DeclaresAnAlphabetButMerges: "provider.declared_constraints_refuse",
+    EmptyContentFailsAsBackend: "provider.awkward_content_round_trips",
+    EmptyContentRefusedYetStored: "provider.awkward_content_round_trips",
     TrimsContent: "provider.awkward_content_round_trips",
     NormalisesContent: "provider.awkward_content_round_trips",
     ExportSkipsBetweenPages: "provider.export_covers_every_record",

@@ -59,7 +59,6 @@ DECLARATIONS: list[tuple[type[ReferenceProvider], str, Constraints]] = [
         "provider.accepts_valid_input",
         Constraints(empty_or_dot_segments=False),
     ),
-    (RefusesEmptyContent, "provider.awkward_content_round_trips", Constraints(empty_content=False)),
 ]
 
 
@@ -74,6 +73,18 @@ def test_an_undeclared_refusal_fails_and_a_declared_one_passes(
     assert "Driver(constraints=Constraints(" in undeclared.reason
     assert undeclared.refusals  # counted for the report
     assert not_passed(refusing(), constraints) == NOT_RUN
+
+
+def test_empty_content_refused_undeclared_passes_as_a_refusal_the_contract_names() -> None:
+    # A4 `store`: "`Invalid` for input the driver rejects (e.g. TinyCortex refuses empty
+    # content)". Undeclared, the refusal is accepted and noted; declared, it is not sent.
+    undeclared = run_provider_suite(RefusesEmptyContent(), settings())
+    awkward = undeclared["provider.awkward_content_round_trips"]
+    assert (awkward.outcome, awkward.refusals) == ("passed", [])
+    assert awkward.named_refusals == ["empty content"]
+    assert {k: r.reason for k, r in undeclared.items() if r.outcome != "passed"} == NOT_RUN
+    declared = run_provider_suite(RefusesEmptyContent(), settings(Constraints(empty_content=False)))
+    assert declared["provider.awkward_content_round_trips"].named_refusals == []
 
 
 def test_the_refusal_message_names_what_was_refused_and_what_to_declare() -> None:

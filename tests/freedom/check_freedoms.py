@@ -23,8 +23,24 @@ LISTING: Final = (
     "cursor-format",
     "single-use-cursors",
     "bound-cursors",
+    "offset-cursors",
 )
 """What every engine check that lists the run's items leaves open."""
+
+HITS: Final = ("score-scale", "fetch-modes", "keyword-every-word", "similarity-floor")
+"""What every engine check that fetches leaves open: scores, modes, which items are hits."""
+
+RANKING: Final = ("recall-scores", "word-ranking")
+"""What every provider check that recalls leaves open."""
+
+DOCUMENTS: Final = (
+    "document-ids",
+    "document-stamps",
+    "document-order",
+    "documents-recall-unsupported",
+    "kept-empty-namespaces",
+)
+"""What the documents checks leave open."""
 
 EXPORT: Final = (
     "export-page-size",
@@ -50,10 +66,10 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.round_trip": (*LISTING, "offset-timestamps"),
     "engine.list_paging": LISTING,
     "engine.writes_between_pages": LISTING,
-    "engine.cursor_progress": (*LISTING, "score-scale", "fetch-modes"),
-    "engine.ranking": (*LISTING, "score-scale", "fetch-modes"),
+    "engine.cursor_progress": (*LISTING, *HITS),
+    "engine.ranking": (*LISTING, *HITS),
     "engine.list_filters": (*LISTING, "offset-timestamps"),
-    "engine.fetch_filters": (*LISTING, "score-scale", "fetch-modes", "offset-timestamps"),
+    "engine.fetch_filters": (*LISTING, *HITS, "offset-timestamps"),
     "engine.unsupported_modes": ("fetch-modes",),
     "engine.empty_forget": LISTING,
     "engine.forget_by_id": LISTING,
@@ -61,21 +77,15 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.forget_filters": (*LISTING, "offset-timestamps"),
     "engine.replay": (*LISTING, "offset-timestamps"),
     "engine.store_many": LISTING,
-    "engine.namespaces": (*LISTING, "score-scale", "fetch-modes", "server-explore"),
+    "engine.namespaces": (*LISTING, *HITS, "server-explore"),
     "engine.explore": (*LISTING, "server-explore"),
     "engine.explore_filters": (*LISTING, "server-explore", "offset-timestamps"),
     "engine.get": (*LISTING, "offset-timestamps"),
     "engine.recall": (*LISTING, "recall-shape", "offset-timestamps"),
     "engine.recall_filters": (*LISTING, "recall-shape", "offset-timestamps"),
-    "engine.timestamps": (
-        *LISTING,
-        "offset-timestamps",
-        "score-scale",
-        "fetch-modes",
-        "recall-shape",
-    ),
-    "engine.accepts_valid_input": LISTING,
-    "engine.declared_constraints_refuse": LISTING,
+    "engine.timestamps": (*LISTING, "offset-timestamps", *HITS, "recall-shape"),
+    "engine.accepts_valid_input": (*LISTING, "declared-constraints"),
+    "engine.declared_constraints_refuse": (*LISTING, "declared-constraints"),
     "engine.validation": (*LISTING, "fetch-modes", "server-explore"),
     "provider.no_credential_in_errors": (
         "credential-option",
@@ -91,41 +101,47 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.upsert_replaces_rather_than_duplicates": ENTRIES,
     "provider.list_filters_narrow": (*ENTRIES, "kept-empty-namespaces"),
     "provider.taint_is_preserved": ENTRIES,
-    "provider.awkward_content_round_trips": ENTRIES,
-    "provider.declared_constraints_refuse": ENTRIES,
-    "provider.documents_round_trip": (),
-    "provider.documents_at_volume": (),
+    "provider.awkward_content_round_trips": (
+        *ENTRIES,
+        "declared-constraints",
+        "refuse-empty-content",
+    ),
+    "provider.declared_constraints_refuse": (*ENTRIES, "declared-constraints"),
+    "provider.documents_round_trip": DOCUMENTS,
+    "provider.documents_at_volume": DOCUMENTS,
     "provider.export_cursor_terminates": EXPORT,
     "provider.export_covers_every_record": (*EXPORT, "entry-ids"),
     "provider.export_import_round_trip": (*EXPORT, *ENTRIES),
     "provider.import_takes_records_written_elsewhere": ENTRIES,
-    "provider.recall_ranks_best_first": (*ENTRIES, "recall-scores"),
-    "provider.recall_honours_min_score": (*ENTRIES, "recall-scores"),
-    "provider.recall_respects_limit_and_namespace": (*ENTRIES, "recall-scores"),
-    "provider.recall_filters_narrow": (*ENTRIES, "recall-scores"),
-    "provider.namespace_none_semantics": (*ENTRIES, "recall-scores"),
+    "provider.recall_ranks_best_first": (*ENTRIES, *RANKING),
+    "provider.recall_honours_min_score": (*ENTRIES, *RANKING),
+    "provider.recall_respects_limit_and_namespace": (*ENTRIES, *RANKING),
+    "provider.recall_filters_narrow": (*ENTRIES, *RANKING),
+    "provider.namespace_none_semantics": (*ENTRIES, *RANKING),
     "provider.recall_respects_source_scope": (
         *ENTRIES,
-        "recall-scores",
+        *RANKING,
         "scope-denies-unattributed",
         "scope-returns-unattributed",
+        "scope-refused",
     ),
     "provider.namespaces_preserve_their_section": (*ENTRIES, "kept-empty-namespaces"),
     "provider.section_writes_are_enumerable": (
         *ENTRIES,
         "kept-empty-namespaces",
-        "recall-scores",
+        *RANKING,
+        "redacted-names",
     ),
     "provider.timestamps_are_well_formed": (*ENTRIES, "kept-empty-namespaces"),
-    "provider.accepts_valid_input": (*ENTRIES, "kept-empty-namespaces", "refuse-malformed-reads"),
+    "provider.accepts_valid_input": (
+        *ENTRIES,
+        "kept-empty-namespaces",
+        "refuse-malformed-reads",
+        "declared-constraints",
+    ),
     "provider.listing_holds_at_volume": (*ENTRIES, "kept-empty-namespaces"),
 }
 """Each catalogued check, and the freedoms beyond `EVERY_CHECK` it leaves to the driver."""
 
-NOT_IN_THE_MATRIX: Final = {
-    "provider.documents_round_trip": "no configuration offers the optional `documents` "
-    "family; the `sqlite` driver's tests run it",
-    "provider.documents_at_volume": "no configuration offers the optional `documents` "
-    "family; the `sqlite` driver's tests run it",
-}
+NOT_IN_THE_MATRIX: Final[dict[str, str]] = {}
 """Checks the matrix skips on every configuration, and why."""

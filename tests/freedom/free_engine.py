@@ -4,8 +4,9 @@ Each field of `EngineFreedoms` selects one freedom the contract leaves to an eng
 (`freedoms.py` names them and quotes the sentence granting each). The reference
 engine keeps the items and decides what matches and how it ranks; this wrapper
 answers with its own ids, order, pages, cursors, scores, modes, explore, timestamps,
-health and recall, as an independent engine would. `used` counts each freedom every
-time it changed an answer, so a test can tell a run met it.
+health and recall, which hits a mode answers, and what input it takes, as an
+independent engine would. `used` counts each freedom every time it changed an answer,
+so a test can tell a run met it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from conformance.constraints import Constraints
 from conformance.engine import (
     EngineDescriptor,
     EngineHealth,
@@ -97,6 +99,18 @@ class EngineFreedoms:
     """Cite only the best item, answer in a sentence of its own, give no citation score."""
     unavailable_every: int | None = None
     """Answer `Unavailable` on every n-th data call (before doing anything)."""
+    keyword_every_word: bool = False
+    """Keyword fetch hits only items holding every word of the query (implicit AND, as
+    SQLite FTS5 and Postgres `plainto_tsquery` read a query)."""
+    similarity_floor: float | None = None
+    """Vector fetch hits only items at least this similar to the query (the reference's
+    floor is 0.2)."""
+    offset_cursors: bool = False
+    """Cursors hold a position only: each page ranks everything again (ties oldest first
+    under the insertion order) and skips what earlier pages answered."""
+    constraints: Constraints | None = None
+    """Refuse, as `InvalidRequest`, every item these constraints do not admit (its
+    rendered text, and every text of it); the configuration declares them."""
 
 
 @dataclass
@@ -131,11 +145,15 @@ class FreeEngine:
         self._by_ref: dict[str, _Held] = {}
         self._by_id: dict[str, _Held] = {}
         self._seq = itertools.count(1)
+        self._orders: dict[tuple[str, ...], builtins.list[tuple[Key, _Scored]]] = {}
+        """Each read's whole answer in this engine's order, until the next write changes
+        what is held: paging through n items then reads the reference once, not n/limit
+        times (the answers are the same; the matrix runs in a fraction of the time)."""
 
     def preload(self, items: Sequence[StoreItem]) -> None:
         """Store data of another writer (no rate limit), as a live store holds."""
         for item in items:
-            self._store(item)
+            self._store(item, preloaded=True)
 
     # -- descriptor and health -------------------------------------------------------
 
@@ -169,10 +187,29 @@ class FreeEngine:
         """Validates the whole batch first, then stores in order."""
         self.throttle.gate("store_many")
         validate_many(items)
+        for item in items:
+            self._admit(item)
         return [self._store(item) for item in items]
 
-    def _store(self, item: StoreItem) -> StoreReceipt:
+    def _admit(self, item: StoreItem) -> None:
+        """Refuse an item the declared constraints do not admit (after validating it)."""
+        declared = self.freedoms.constraints
+        if declared is None:
+            return
+        item.validate()
+        self.used["declared-constraints"] += 1
+        if not declared.admits_item(item):
+            raise InvalidRequest(
+                f"this engine takes item texts of at most {declared.max_content_length} "
+                "characters, without control characters or non-ASCII"
+            )
+
+    def _store(self, item: StoreItem, *, preloaded: bool = False) -> StoreReceipt:
+        if not preloaded:
+            self._admit(item)
         receipt = self.ref.store(item)
+        if not receipt.replayed:
+            self._orders.clear()
         held = self._by_ref.get(receipt.id)
         if receipt.replayed and held is not None:
             return StoreReceipt(id=held.id, replayed=True)
@@ -198,8 +235,12 @@ class FreeEngine:
             known = [held.ref_id for held in self._current(target.ids)]
             if not known:
                 return ForgetReport(forgotten=0)
-            return self.ref.forget(ForgetIds(ids=known))
-        return self.ref.forget(target)
+            report = self.ref.forget(ForgetIds(ids=known))
+        else:
+            report = self.ref.forget(target)
+        if report.forgotten:
+            self._orders.clear()
+        return report
 
     def _current(self, ids: Sequence[str]) -> builtins.list[_Held]:
         """The items `ids` name that this engine still answers for (first mention only)."""
@@ -217,8 +258,12 @@ class FreeEngine:
         self.throttle.gate("list")
         req.validate()
         binding = binding_of("list", req.filter.model_dump(mode="json"))
-        keyed = [(self._key(held), (hit, held, 0.0)) for hit, held in self._all(req.filter)]
-        keyed.sort(key=lambda pair: pair[0])
+        read = ("list", req.filter.model_dump_json())
+        keyed = self._orders.get(read)
+        if keyed is None:
+            keyed = [(self._key(held), (hit, held, 0.0)) for hit, held in self._all(req.filter)]
+            keyed.sort(key=lambda pair: pair[0])
+            self._orders[read] = keyed
         items, cursor = self._page(keyed, req.cursor, req.limit, binding)
         return ListPage(items=items, next_cursor=cursor)
 
@@ -231,15 +276,38 @@ class FreeEngine:
         self.descriptor().ensure_mode(req.mode)
         req.validate()
         binding = binding_of("fetch", req.query, req.mode.value, req.filter.model_dump(mode="json"))
+        read = ("fetch", req.query, req.mode.value, req.filter.model_dump_json())
+        keyed = self._orders.get(read)
+        if keyed is None:
+            keyed = self._ranked(req)
+            self._orders[read] = keyed
+        hits, cursor = self._page(keyed, req.cursor, req.limit, binding)
+        return FetchPage(hits=hits, next_cursor=cursor)
+
+    def _ranked(self, req: FetchRequest) -> builtins.list[tuple[Key, _Scored]]:
+        """The reference's whole ranking, under this engine's hits, scores and ties."""
         whole = self.ref.fetch(req.model_copy(update={"limit": WHOLE, "cursor": None}))
         keyed: builtins.list[tuple[Key, _Scored]] = []
         for hit in whole.hits:
+            if not self._hits(req, hit):
+                continue
             held = self._by_ref[hit.id]
             score = self._score(hit.score)
             keyed.append(([-score, *self._key(held)], (hit, held, score)))
         keyed.sort(key=lambda pair: pair[0])
-        hits, cursor = self._page(keyed, req.cursor, req.limit, binding)
-        return FetchPage(hits=hits, next_cursor=cursor)
+        return keyed
+
+    def _hits(self, req: FetchRequest, hit: Hit) -> bool:
+        """Whether a hit of the reference is a hit here: keyword fetch needing every
+        query word (a reference keyword score of 1), vector fetch above a floor."""
+        if req.mode is FetchMode.KEYWORD and self.freedoms.keyword_every_word and hit.score < 1:
+            self.used["keyword-every-word"] += 1
+            return False
+        floor = self.freedoms.similarity_floor
+        if req.mode is FetchMode.VECTOR and floor is not None and hit.score < floor:
+            self.used["similarity-floor"] += 1
+            return False
+        return True
 
     def recall(self, req: RecallRequest) -> RecallAnswer:
         """The reference's citations under this engine's ids (and scores); terse recall
@@ -329,6 +397,12 @@ class FreeEngine:
             except CursorRefused:
                 raise InvalidRequest(f"unknown cursor `{cursor}`") from None
             after, number = state["after"], state["page"]
+        if self.freedoms.offset_cursors:
+            # A position only: this request ranked everything again; resume past the place
+            # the last page ended at, whatever now stands there.
+            if after is not None:
+                self.used["offset-cursors"] += 1
+            keyed = [([place], pair[1]) for place, pair in enumerate(keyed, 1)]
         page = cut(keyed, after, number, limit, self.freedoms.pages)
         if self.freedoms.order != "insertion" and len(page.items) > 1:
             self.used["list-order"] += 1

@@ -3,9 +3,11 @@
 Each field of `ProviderFreedoms` selects one freedom the contract leaves to a provider
 (`freedoms.py` names them and quotes the sentence granting each). The reference
 provider keeps the rows and decides what recall matches; this wrapper answers with
-its own entry ids, timestamps, order, scores, source-scope reading, export pages and
-cursors, namespace validation and summaries, as an independent provider would. `used`
-counts each freedom every time it changed an answer.
+its own entry ids, timestamps, order, ranking and scores, source-scope reading, export
+pages and cursors, namespace validation, redaction and summaries, refuses what it
+declares (and empty content, as the contract allows), and may offer a documents family
+of its own, as an independent provider would. `used` counts each freedom every time it
+changed an answer.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import builtins
 import hashlib
 import itertools
 import math
+import re
 import uuid
 from collections import Counter
 from collections.abc import Mapping
@@ -21,14 +24,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final, Literal
 
+from conformance.constraints import Constraints
 from conformance.provider import (
     SCOPE_UNAPPLIED,
     Capabilities,
+    Capability,
     ExportPage,
     ExportRecord,
     ImportOutcome,
     Invalid,
     MemoryCategory,
+    MemoryDocuments,
     MemoryEntry,
     MemoryHealth,
     MemoryTaint,
@@ -42,8 +48,10 @@ from conformance.provider import (
 from conformance.provider.namespace import validate_name
 from conformance.timestamps import Timestamp
 from reference_driver.provider import TIMESTAMP, ReferenceProvider
+from reference_driver.scoring import words
 from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, binding_of
+from tests.freedom.free_documents import DocumentFreedoms, FreeDocuments
 from tests.freedom.options import count_options
 from tests.freedom.paging import Key, PageShape, cut
 from tests.freedom.throttle import Throttle
@@ -51,6 +59,7 @@ from tests.freedom.throttle import Throttle
 IdScheme = Literal["reference", "uuid", "counter"]
 Order = Literal["key", "reversed", "newest", "shuffled"]
 Scores = Literal["reference", "scaled", "negative", "none"]
+Ranking = Literal["reference", "words"]
 ScopeReading = Literal["refuse", "deny", "unattributed"]
 
 DRIVER_ID: Final = "freedom"
@@ -59,6 +68,11 @@ WHOLE: Final = 1_000_000
 
 UNSTAMPED: Final = TIMESTAMP.rfc3339()
 """The time of every entry when the driver keeps no clock (the reference's)."""
+
+NATIONAL_ID: Final = re.compile(r"(?<![0-9])[0-9]{3}-[0-9]{2}-[0-9]{4}(?![0-9])")
+"""A US social security number, as a store scrubbing personal data from names finds it."""
+
+REDACTED: Final = "_REDACTED_PII_SSN_"
 
 CURSOR_NAMES: Final = {
     "format": "export-cursor-format",
@@ -100,6 +114,20 @@ class ProviderFreedoms:
     degraded: bool = False
     unavailable_every: int | None = None
     """Answer `Unavailable` on every n-th data call (before doing anything)."""
+    ranking: Ranking = "reference"
+    """`words`: recall ranks the reference's matches by the share of the query's distinct
+    words each holds as a whole word (ties by key), as a store counting words does."""
+    refuse_empty_content: bool = False
+    """Refuse empty content with `Invalid`, undeclared: a refusal the contract names."""
+    redact_names: bool = False
+    """Store a namespace carrying a national id under the name with it redacted
+    (`thread-_REDACTED_PII_SSN_`): reads under either name find it, and entries and
+    `namespaces()` carry the redacted one."""
+    constraints: Constraints | None = None
+    """Refuse, with `Invalid`, a namespace, key or content these constraints do not admit;
+    the configuration declares them."""
+    documents: DocumentFreedoms | None = None
+    """Offer the `documents` family, with these freedoms."""
 
 
 @dataclass
@@ -129,6 +157,11 @@ class FreeProvider(ProviderBase):
         self._seq = itertools.count(1)
         self._spaces: dict[str, str | None] = {}
         """Every namespace written, with its last write time."""
+        self._documents = (
+            None
+            if self.freedoms.documents is None
+            else FreeDocuments(self.freedoms.documents, self.used)
+        )
         count_options(self.options, self.used)
 
     def preload(self, rows: builtins.list[tuple[str, str, str, MemoryTaint]]) -> None:
@@ -143,8 +176,14 @@ class FreeProvider(ProviderBase):
         return DRIVER_ID
 
     def capabilities(self) -> Capabilities:
-        """The mandatory families."""
-        return Capabilities.mandatory()
+        """The mandatory families, and `documents` when offered."""
+        if self._documents is None:
+            return Capabilities.mandatory()
+        return Capabilities.mandatory().with_(Capability.DOCUMENTS)
+
+    def as_documents(self) -> MemoryDocuments | None:
+        """The documents family, when offered."""
+        return self._documents
 
     def health(self) -> MemoryHealth:
         """Ready, or degraded (still usable)."""
@@ -167,13 +206,43 @@ class FreeProvider(ProviderBase):
         """The reference's upsert; the row keeps its id and gets a new time."""
         self.throttle.gate("store")
         self._valid(namespace)
+        self._admit(namespace, key, content)
+        namespace = self._name(namespace)
         self.ref.store(namespace, key, content, category, session_id, taint)
         self._touch(namespace, key)
+
+    def _admit(self, namespace: str, key: str, content: str) -> None:
+        """Refuse what the declared constraints do not admit, and empty content when so
+        chosen."""
+        if content == "" and self.freedoms.refuse_empty_content:
+            self.used["refuse-empty-content"] += 1
+            raise Invalid("empty content is not stored")
+        declared = self.freedoms.constraints
+        if declared is None:
+            return
+        self.used["declared-constraints"] += 1
+        if not declared.admits_namespace(namespace):
+            raise Invalid("namespace outside what this store declares it takes")
+        if not declared.admits_key(key):
+            raise Invalid("key outside what this store declares it takes")
+        if not declared.admits_content(content):
+            raise Invalid("content outside what this store declares it takes")
+
+    def _name(self, namespace: str) -> str:
+        """The name `namespace` is stored under: a national id in it redacted, when so
+        chosen (every read applies the same transform as the write)."""
+        if not self.freedoms.redact_names:
+            return namespace
+        redacted = NATIONAL_ID.sub(REDACTED, namespace)
+        if redacted != namespace:
+            self.used["redacted-names"] += 1
+        return redacted
 
     def get(self, namespace: str, key: str) -> MemoryEntry | None:
         """The entry under this provider's id and time, or `None`."""
         self.throttle.gate("get")
         self._valid(namespace)
+        namespace = self._name(namespace)
         entry = self.ref.get(namespace, key)
         return None if entry is None else self._present(entry)
 
@@ -181,6 +250,7 @@ class FreeProvider(ProviderBase):
         """Whether the entry existed; its namespace stays listed when kept empty."""
         self.throttle.gate("forget")
         self._valid(namespace)
+        namespace = self._name(namespace)
         existed = self.ref.forget(namespace, key)
         self._rows.pop((namespace, key), None)
         return existed
@@ -192,6 +262,7 @@ class FreeProvider(ProviderBase):
         self.throttle.gate("list")
         if namespace is not None:
             self._valid(namespace)
+            namespace = self._name(namespace)
         entries = [self._present(e) for e in self.ref.list(namespace, category, session_id)]
         ordered = self._ordered(entries)
         if len(ordered) > 1 and self.freedoms.order != "key":
@@ -224,14 +295,16 @@ class FreeProvider(ProviderBase):
         self.throttle.gate("recall")
         if opts.namespace is not None:
             self._valid(opts.namespace)
+            opts = opts.model_copy(update={"namespace": self._name(opts.namespace)})
         if limit < 0:
             raise Invalid("recall limit must not be negative")
         if opts.min_score is not None and math.isnan(opts.min_score):
             raise Invalid("recall min_score must be a number, not NaN")
         if scope is not None and self.freedoms.scope == "refuse":
+            self.used["scope-refused"] += 1
             raise Invalid(SCOPE_UNAPPLIED)
         wide = opts.model_copy(update={"min_score": None})
-        ranked = self.ref.recall(query, WHOLE, wide, None)
+        ranked = self._ranked(query, self.ref.recall(query, WHOLE, wide, None))
         if scope is not None:
             ranked = self._scoped(ranked)
         scored: builtins.list[tuple[float | None, float, MemoryEntry]] = []
@@ -247,6 +320,20 @@ class FreeProvider(ProviderBase):
             self._present(entry).model_copy(update={"score": shown})
             for shown, _, entry in scored[:limit]
         ]
+
+    def _ranked(self, query: str, found: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        """The reference's matches, ranked by the share of the query's distinct words each
+        holds (ties by key) when so chosen."""
+        if self.freedoms.ranking == "reference":
+            return found
+        wanted = set(words(query))
+        scored = [
+            (len(wanted & set(words(e.content))) / len(wanted) if wanted else 0.0, e) for e in found
+        ]
+        scored.sort(key=lambda hit: (-hit[0], hit[1].key))
+        if [e.key for _, e in scored] != [e.key for e in found]:
+            self.used["word-ranking"] += 1
+        return [entry.model_copy(update={"score": share}) for share, entry in scored]
 
     def _scoped(self, ranked: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """The rows a source scope lets through: none (`deny`), or those carrying no source
@@ -315,6 +402,8 @@ class FreeProvider(ProviderBase):
             except Invalid as error:
                 errors.append(f"record {record.id}: {error.message}")
                 continue
+            if record.namespace is not None:
+                record = record.model_copy(update={"namespace": self._name(record.namespace)})
             accepted.append(record)
         outcome = self.ref.import_records(accepted)
         for record in accepted:

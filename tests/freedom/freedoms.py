@@ -214,6 +214,104 @@ FREEDOMS: Final[dict[str, Freedom]] = {
             'contract-reference A1 (NamespaceSummary): "`count: int` (entries in it)".',
         ),
         Freedom(
+            "keyword-every-word",
+            "Keyword fetch hitting only items that hold every word of the query (implicit "
+            "AND, as SQLite FTS5 and Postgres `plainto_tsquery` read a query)",
+            ENGINE,
+            'contract-reference B8 (fetch): "rank items admitted by `filter` in the mode (best '
+            'first, each with a score)"; B11: "keyword mode: score keyword, hit iff > 0" is '
+            "the reference's own threshold.",
+        ),
+        Freedom(
+            "similarity-floor",
+            "Vector fetch hitting only items at least 0.5 similar to the query (the "
+            "reference's floor is 0.2)",
+            ENGINE,
+            'contract-reference B11: vector "hit iff ≥ 0.2" is the reference\'s threshold; '
+            'B8 (fetch): "rank items admitted by `filter` in the mode (best first, each with '
+            'a score)".',
+        ),
+        Freedom(
+            "offset-cursors",
+            "Cursors holding a position only: each page ranks everything again, ties oldest "
+            "first, and skips what earlier pages answered",
+            ENGINE,
+            'contract-reference B8 (cursors): "opaque"; B11: the reference pages "by decimal '
+            'offset cursor", ranking ties "by insertion order".',
+        ),
+        Freedom(
+            "declared-constraints",
+            "Declares contract-valid input its store cannot take (`Driver(constraints=...)`: "
+            "an item text of at most 120 characters measured on the rendered text, no control "
+            "characters, ASCII only; a namespace alphabet without `.`, short names and keys, "
+            "no empty content) and refuses exactly that with the contract's error",
+            BOTH,
+            'kit-choices.md#declared-constraints: "A store that cannot take some '
+            "contract-valid input ... declares it as a constraint ... instead of being "
+            'waived".',
+        ),
+        Freedom(
+            "refuse-empty-content",
+            "`store` refuses empty content with `Invalid`, undeclared",
+            PROVIDER,
+            'contract-reference A4 (store): "`Invalid` for input the driver rejects (e.g. '
+            'TinyCortex refuses empty content)".',
+        ),
+        Freedom(
+            "scope-refused",
+            "Recall under any `SourceScope` refused with `Invalid` (a scope it cannot apply "
+            "inside its query)",
+            PROVIDER,
+            'contract-reference A5: "`recall(…, scope=Some(_))` is **refused** with '
+            '`Invalid(SCOPE_UNAPPLIED)`"; kit-choices.md#empty-scope-unattributed.',
+        ),
+        Freedom(
+            "redacted-names",
+            "A namespace carrying a national id stored, listed and answered with it redacted "
+            "(`thread-_REDACTED_PII_SSN_`); reads under either name find its entries",
+            PROVIDER,
+            'contract-reference A11: "`canonical_identifier(v)` (namespaces, ...): if '
+            "`has_likely_pii(v)` then `redact_pii(v).value` ... Every read/update/delete path "
+            'must apply the same transform as the write path".',
+        ),
+        Freedom(
+            "word-ranking",
+            "Recall ranking by the share of the query's words an entry holds, ties by key "
+            "(an entry holding the query among other words ranks level with its exact match)",
+            PROVIDER,
+            'contract-reference A4 (recall): "most relevant first"; A7: recall ranking is each '
+            "driver's own (substring, FTS hits scored `matched_terms/len(terms)`).",
+        ),
+        Freedom(
+            "document-ids",
+            "Document ids of the family's own (UUIDs), a new one at every update",
+            PROVIDER,
+            'kit-choices.md#document-ids: "An id the driver generates is opaque: any text no '
+            'other document of the namespace has, kept across updates or made anew".',
+        ),
+        Freedom(
+            "document-stamps",
+            "Real `created_at` and `updated_at` times and Markdown paths of the family's own",
+            PROVIDER,
+            'contract-reference A1 (StoredMemoryDocument): "`created_at (unix f64), updated_at '
+            '(unix f64), markdown_rel_path`", which the driver fills.',
+        ),
+        Freedom(
+            "document-order",
+            "Documents listed, and query hits ranked, newest first on a score scale of the "
+            "family's own",
+            PROVIDER,
+            'kit-choices.md#document-ids: "Which documents `query_documents` matches, and the '
+            "order and scores of its hits and of `recall_documents`'s, are the driver's\".",
+        ),
+        Freedom(
+            "documents-recall-unsupported",
+            "`recall_documents` refused as `Unsupported(documents)`",
+            PROVIDER,
+            'contract-reference A4 (MemoryDocuments): "`recall_documents(ns, limit)` ... '
+            '(provided default: `Unsupported(documents)`)".',
+        ),
+        Freedom(
             "async",
             "`async def` methods instead of synchronous ones",
             BOTH,

@@ -17,12 +17,14 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from conformance.checks.catalogue import checks_for
+from conformance.constraints import PROVIDER_NAMESPACE_ALPHABET, Constraints
 from conformance.driver import Driver, DriverError, Profile
 from conformance.engine import FetchMode, ListRequest, MemoryMeta, StoreItem, document
 from conformance.provider import MemoryTaint
 from tests.checks.test_engine_suite import foreign_items as engine_suite_foreign_items
 from tests.freedom.cursors import CursorStyle
 from tests.freedom.faces import AsyncFreeEngine, AsyncFreeProvider
+from tests.freedom.free_documents import DocumentFreedoms
 from tests.freedom.free_engine import WHOLE, EngineFreedoms, FreeEngine
 from tests.freedom.free_provider import FreeProvider, ProviderFreedoms
 from tests.freedom.paging import PageShape
@@ -45,6 +47,7 @@ REACH: Final = {
     "check holds only an `external_sync` entry, on which both readings agree.",
     "refuse-malformed-reads": "Reached by the fuzzer, and by the suite only through the "
     "credential check (which runs when a credential option is given).",
+    "redacted-names": "Reached by the suites only: the fuzzer's names carry no national id.",
 }
 """Freedoms only one kind of run reaches, and why."""
 
@@ -82,6 +85,18 @@ class Configuration:
         return "engine" if self.engine is not None else "provider"
 
     @property
+    def constraints(self) -> Constraints:
+        """What the driver declares it cannot take (nothing, mostly)."""
+        chosen = self.engine if self.engine is not None else self.provider
+        declared = None if chosen is None else chosen.constraints
+        return declared or Constraints()
+
+    @property
+    def documents(self) -> bool:
+        """Whether the driver offers the `documents` family."""
+        return self.provider is not None and self.provider.documents is not None
+
+    @property
     def via_plugin(self) -> bool:
         """Whether the matrix runs it through the pytest plugin."""
         return self.plugin or bool(self.options)
@@ -105,8 +120,7 @@ class Configuration:
         if self.profile == "engine" and not has_modes:
             # A per-mode check covers every declared fetch mode: with none it has nothing to do.
             allowed.update({c.id: NO_FETCH_MODE for c in checks_for("engine") if c.per_mode})
-        if self.profile == "provider":
-            # No configuration offers the optional family.
+        if self.profile == "provider" and not self.documents:
             allowed.update(
                 {c.id: NO_DOCUMENTS for c in checks_for("provider") if c.needs == "documents"}
             )
@@ -180,6 +194,25 @@ def held_beside_foreign(driver: Any) -> list[str]:
 
 NO_MODES: Final[tuple[FetchMode, ...]] = ()
 EVERY_PAGE_SHAPE: Final = PageShape(short=True, empty_pages=True, trailing_empty=True)
+
+ENGINE_LIMITS: Final = Constraints(
+    max_content_length=120,
+    control_characters=False,
+    non_ascii=False,
+    reason="texts are a VARCHAR(120) ASCII column, measured on the rendered text",
+)
+"""What the engine with declared constraints cannot take (issue 27, reading 3)."""
+
+PROVIDER_LIMITS: Final = Constraints(
+    namespace_alphabet=PROVIDER_NAMESPACE_ALPHABET.replace(".", ""),
+    max_namespace_bytes=160,
+    max_key_length=64,
+    max_content_length=4096,
+    empty_content=False,
+    control_characters=False,
+    reason="namespaces are split on dots; keys and contents are bounded columns",
+)
+"""What the provider with declared constraints cannot take."""
 
 ENGINE_CONFIGURATIONS: Final = (
     Configuration(
@@ -265,56 +298,87 @@ ENGINE_CONFIGURATIONS: Final = (
         "Fetch and citation scores ×1000 + 5",
         ("score-scale",),
         engine=EngineFreedoms(scores="scaled"),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-negative-scores",
         "Fetch and citation scores shifted below zero (− 10); higher is still better",
         ("score-scale",),
         engine=EngineFreedoms(scores="negative", order="newest"),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-keyword-only",
         "Declares only keyword fetch; vector and hybrid are Unsupported",
         ("fetch-modes",),
         engine=EngineFreedoms(fetch_modes=(FetchMode.KEYWORD,)),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-vector-and-hybrid",
         "Declares vector and hybrid fetch; keyword is Unsupported",
         ("fetch-modes",),
         engine=EngineFreedoms(fetch_modes=(FetchMode.VECTOR, FetchMode.HYBRID)),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-no-fetch-mode",
         "Declares no fetch mode at all: every fetch is Unsupported",
         ("fetch-modes",),
         engine=EngineFreedoms(fetch_modes=NO_MODES),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-server-explore",
         "Explore counts server-side over everything admitted, ignoring scan_limit",
         ("server-explore",),
         engine=EngineFreedoms(server_explore=True),
-        fuzz_examples=3,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-offset-timestamps",
         "observed_at reads back at +05:30",
         ("offset-timestamps",),
         engine=EngineFreedoms(utc_offset_minutes=330),
-        fuzz_examples=3,
+        fuzz_examples=1,
     ),
     Configuration(
         "engine-terse-recall",
         "Health degraded; recall cites only its best item, unscored, in words of its own",
         ("recall-shape", "degraded-health"),
         engine=EngineFreedoms(terse_recall=True, degraded=True),
-        fuzz_examples=4,
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "engine-keyword-every-word",
+        "Declares keyword fetch only, which hits only items holding every query word "
+        "(implicit AND, as SQLite FTS5)",
+        ("keyword-every-word",),
+        engine=EngineFreedoms(keyword_every_word=True, fetch_modes=(FetchMode.KEYWORD,)),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "engine-similarity-floor",
+        "Declares vector fetch only, which hits only items at least 0.5 similar to the query",
+        ("similarity-floor",),
+        engine=EngineFreedoms(similarity_floor=0.5, fetch_modes=(FetchMode.VECTOR,)),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "engine-offset-cursors",
+        "Cursors hold a position only: each page ranks everything again (ties oldest "
+        "first) and skips what went before",
+        ("offset-cursors",),
+        engine=EngineFreedoms(offset_cursors=True),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "engine-declared-limits",
+        "Declares, and refuses, item texts over 120 characters (the rendered text), "
+        "control characters and non-ASCII",
+        ("declared-constraints",),
+        engine=EngineFreedoms(constraints=ENGINE_LIMITS),
+        fuzz_examples=1,
     ),
     Configuration(
         "engine-async",
@@ -383,7 +447,7 @@ ENGINE_CONFIGURATIONS: Final = (
             terse_recall=True,
         ),
         asynchronous=True,
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
     Configuration(
         "engine-everything-sync",
@@ -407,7 +471,7 @@ ENGINE_CONFIGURATIONS: Final = (
             fetch_modes=NO_MODES,
             degraded=True,
         ),
-        fuzz_examples=4,
+        fuzz_examples=2,
     ),
 )
 
@@ -473,7 +537,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Recall under any source scope answers [] (unattributed entries denied too)",
         ("scope-denies-unattributed",),
         provider=ProviderFreedoms(scope="deny"),
-        fuzz_examples=20,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-scope-returns-unattributed",
@@ -481,7 +545,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "denies external_sync ones",
         ("scope-returns-unattributed",),
         provider=ProviderFreedoms(scope="unattributed"),
-        fuzz_examples=20,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-export-page-cap",
@@ -523,7 +587,7 @@ PROVIDER_CONFIGURATIONS: Final = (
         "A malformed namespace is refused with Invalid on every operation, forget included",
         ("refuse-malformed-reads",),
         provider=ProviderFreedoms(validate_namespaces=True),
-        fuzz_examples=6,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-keeps-empty-namespaces",
@@ -531,6 +595,73 @@ PROVIDER_CONFIGURATIONS: Final = (
         ("kept-empty-namespaces",),
         provider=ProviderFreedoms(keep_empty_namespaces=True),
         fuzz_examples=1,
+    ),
+    Configuration(
+        "provider-documents",
+        "Offers the `documents` family: real times and Markdown paths, listings and query "
+        "hits newest first on a scale of its own",
+        ("document-stamps", "document-order"),
+        provider=ProviderFreedoms(documents=DocumentFreedoms(stamped=True, hits_newest_first=True)),
+        fuzz_examples=1,
+    ),
+    Configuration(
+        "provider-documents-new-ids",
+        "Offers the `documents` family: a new UUID at every update, emptied namespaces kept",
+        ("document-ids", "kept-empty-namespaces"),
+        provider=ProviderFreedoms(
+            documents=DocumentFreedoms(new_ids=True, keep_empty_namespaces=True)
+        ),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "provider-declared-limits",
+        "Declares, and refuses, namespaces with `.` or over 160 bytes, keys over 64 "
+        "characters, contents over 4096, empty content and control characters",
+        ("declared-constraints",),
+        provider=ProviderFreedoms(constraints=PROVIDER_LIMITS),
+        plugin=True,
+        fuzz_examples=1,
+    ),
+    Configuration(
+        "provider-refuses-empty-content",
+        "Refuses empty content with Invalid, undeclared (the contract names the refusal)",
+        ("refuse-empty-content",),
+        provider=ProviderFreedoms(refuse_empty_content=True),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "provider-scope-refused",
+        "Refuses recall under any source scope with Invalid",
+        ("scope-refused",),
+        provider=ProviderFreedoms(scope="refuse"),
+        fuzz_examples=2,
+    ),
+    Configuration(
+        "provider-redacts-names",
+        "Stores a namespace carrying a national id under the name with it redacted",
+        ("redacted-names",),
+        provider=ProviderFreedoms(redact_names=True),
+        fuzz_examples=1,
+    ),
+    Configuration(
+        "provider-word-ranking-no-scores",
+        "Recall ranks by the share of query words held (ties by key), answering score=None",
+        ("word-ranking", "recall-scores"),
+        provider=ProviderFreedoms(ranking="words", scores="none"),
+        fuzz_examples=15,
+    ),
+    Configuration(
+        "provider-documents-async",
+        "`async def` methods; the `documents` family with a new UUID at every update and "
+        "recall_documents Unsupported; recall ranked by words; names redacted of a national id",
+        ("async", "document-ids", "documents-recall-unsupported", "word-ranking", "redacted-names"),
+        provider=ProviderFreedoms(
+            documents=DocumentFreedoms(new_ids=True, recall=False),
+            ranking="words",
+            redact_names=True,
+        ),
+        asynchronous=True,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-async",
@@ -600,7 +731,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             keep_empty_namespaces=True,
         ),
         asynchronous=True,
-        fuzz_examples=20,
+        fuzz_examples=2,
     ),
     Configuration(
         "provider-everything-sync",
@@ -642,5 +773,5 @@ def freedom_driver(options: dict[str, str]) -> Driver:
         return made
 
     if chosen.profile == "engine":
-        return Driver(name=name, engine=factory)
-    return Driver(name=name, provider=factory)
+        return Driver(name=name, engine=factory, constraints=chosen.constraints)
+    return Driver(name=name, provider=factory, constraints=chosen.constraints)

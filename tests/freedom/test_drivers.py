@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from conformance.constraints import Constraints
 from conformance.engine import (
     ExploreRequest,
     Facet,
@@ -17,20 +18,26 @@ from conformance.engine import (
     MemoryMeta,
     MetaFilter,
     RecallRequest,
+    Role,
+    Turn,
     Unsupported,
+    conversation,
     document,
 )
 from conformance.provider import (
     Invalid,
     MemoryCategory,
     MemoryTaint,
+    NamespaceDocumentInput,
     OwnedRecallOpts,
+    ProviderError,
     SourceScope,
 )
 from conformance.timestamps import Timestamp
 from reference_driver.provider import TIMESTAMP
 from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorStyle
+from tests.freedom.free_documents import DocumentFreedoms
 from tests.freedom.free_engine import EngineFreedoms, FreeEngine
 from tests.freedom.free_provider import FreeProvider, ProviderFreedoms
 from tests.freedom.paging import PageShape, cut
@@ -161,6 +168,39 @@ def test_engine_terse_recall_cites_one_item_unscored() -> None:
     assert len(answer.citations) == 1 and answer.citations[0].score is None
 
 
+def test_engine_keyword_fetch_needs_every_word_and_vector_a_floor() -> None:
+    engine = FreeEngine(EngineFreedoms(keyword_every_word=True, similarity_floor=0.9))
+    whole = engine.store(document("alpha beta")).id
+    engine.store(document("alpha gamma delta epsilon"))
+    keyword = engine.fetch(FetchRequest(query="alpha beta", mode=FetchMode.KEYWORD, limit=5))
+    assert [hit.id for hit in keyword.hits] == [whole]
+    vector = engine.fetch(FetchRequest(query="alpha beta", mode=FetchMode.VECTOR, limit=5))
+    assert [hit.id for hit in vector.hits] == [whole]
+    assert engine.used["keyword-every-word"] and engine.used["similarity-floor"]
+
+
+def test_engine_offset_cursors_rank_again_and_skip_what_went_before() -> None:
+    engine = FreeEngine(EngineFreedoms(offset_cursors=True))
+    ids = [engine.store(document(f"note {i}")).id for i in range(3)]
+    first = engine.list(ListRequest(limit=1))
+    engine.store(document("note x"))  # lands at the end: the position still holds
+    rest = engine.list(ListRequest(limit=5, cursor=first.next_cursor))
+    assert [h.id for h in first.items + rest.items][:3] == ids
+    assert engine.used["offset-cursors"] == 1
+
+
+def test_engine_refuses_what_it_declares_measured_on_the_rendered_text() -> None:
+    declared = Constraints(max_content_length=20)
+    engine = FreeEngine(EngineFreedoms(constraints=declared))
+    engine.store(document("short"))
+    talk = conversation([Turn(role=Role.USER, text="a" * 10), Turn(role=Role.USER, text="b")])
+    assert len(talk.render_text()) == 24  # each text short, the rendered text not
+    with pytest.raises(InvalidRequest):
+        engine.store(talk)
+    with pytest.raises(InvalidRequest):
+        engine.store_many([document("fine"), document("x" * 21)])
+
+
 # -- the provider ----------------------------------------------------------------------
 
 
@@ -236,3 +276,65 @@ def test_provider_exports_in_pages_of_its_choosing() -> None:
     assert sizes == [1, 0, 1, 0]
     with pytest.raises(Invalid):
         provider.export_page("!not-a-cursor!", 8)
+
+
+def test_provider_refuses_empty_content_and_what_it_declares() -> None:
+    provider = FreeProvider(ProviderFreedoms(refuse_empty_content=True))
+    with pytest.raises(Invalid):
+        provider.store("learning:a", "k", "", CORE, None, MemoryTaint.INTERNAL)
+    assert provider.get("learning:a", "k") is None
+    declared = FreeProvider(ProviderFreedoms(constraints=Constraints(max_key_length=3)))
+    with pytest.raises(Invalid):
+        declared.store("learning:a", "long", "v", CORE, None, MemoryTaint.INTERNAL)
+
+
+def test_provider_refuses_every_source_scope() -> None:
+    provider = FreeProvider(ProviderFreedoms(scope="refuse"))
+    with pytest.raises(Invalid):
+        provider.recall("x", 1, OwnedRecallOpts(), SourceScope(allow=["a"]))
+    assert provider.used["scope-refused"] == 1
+
+
+def test_provider_redacts_a_national_id_from_a_name_and_reads_it_under_both() -> None:
+    provider = FreeProvider(ProviderFreedoms(redact_names=True))
+    written = "conversation:thread-123-45-6789"
+    provider.store(written, "k", "v", CORE, None, MemoryTaint.INTERNAL)
+    redacted = "conversation:thread-_REDACTED_PII_SSN_"
+    assert [s.namespace for s in provider.namespaces()] == [redacted]
+    for name in (written, redacted):
+        entry = provider.get(name, "k")
+        assert entry is not None and entry.namespace == redacted
+
+
+def test_provider_ranks_by_words_level_with_the_exact_match() -> None:
+    provider = FreeProvider(ProviderFreedoms(ranking="words", scores="none"))
+    texts = {"a": "amber lantern glow", "b": "amber lantern", "c": "camber lanternfish"}
+    for key, text in texts.items():
+        provider.store("global", key, text, CORE, None, MemoryTaint.INTERNAL)
+    hits = provider.recall("amber lantern", 8, OwnedRecallOpts(), None)
+    # "a" and "b" hold both words: level, ties by key; "c" holds the query only as a
+    # substring (the reference's match), neither word whole.
+    assert [(h.key, h.score) for h in hits] == [("a", None), ("b", None), ("c", None)]
+
+
+def test_provider_documents_take_new_ids_and_may_refuse_recall() -> None:
+    provider = FreeProvider(
+        ProviderFreedoms(documents=DocumentFreedoms(new_ids=True, recall=False, stamped=True))
+    )
+    docs = provider.as_documents()
+    assert docs is not None and "documents" in provider.capabilities().to_wire()
+    put = NamespaceDocumentInput(
+        namespace="document:a",
+        key="k",
+        title="t",
+        content="c",
+        source_type="chat",
+        priority="high",
+        category="core",
+    )
+    first, second = docs.put_document(put), docs.put_document(put)
+    assert first != second and first != "document:a::k"
+    held = docs.get_document("document:a", "k")
+    assert held is not None and held.document_id == second and held.created_at > 0
+    with pytest.raises(ProviderError, match="unsupported capability: documents"):
+        docs.recall_documents("document:a", 5)

@@ -88,7 +88,9 @@ def test_a_reused_id_must_be_invalid_and_change_nothing() -> None:
         _put(m, "k10", "third", 0)  # the id held by k1 (the only other document)
         _put(m, "k1", "again", 0)  # its own id: an update
     session = _session(document_faults.ReusedDocumentIdAccepted())
-    refused = pytest.raises(ConformanceFailure, match="Invalid: the id names another document")
+    refused = pytest.raises(
+        ConformanceFailure, match="the kit's rule, not the contract's: Invalid for a document_id"
+    )
     with refused, session.program() as m:
         _put(m, "k1", "first", "d1")
         _put(m, "k10", "second", "d1")

@@ -262,6 +262,7 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "calls",
         "retries",
         "refusals",
+        "named_refusals",
         "clause",
         "optional",
         "repeats",
