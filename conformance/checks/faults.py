@@ -44,6 +44,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListCappedAtHundred", "list sees only the first 100 matching items"),
         Fault("ListShortPageEnds", "pages hold at most 100 items; a short page ends the list"),
     ),
+    "engine.writes_between_pages": (
+        Fault("ListRestartsAfterAWrite", "after a write between pages the listing starts over"),
+        Fault("ListCursorLostWithItsItem", "a cursor naming a forgotten item ends the listing"),
+    ),
     "engine.cursor_progress": (
         Fault(
             "FetchCursorRepeatsBoundary", "each fetch page repeats the last hit of the one before"
@@ -92,6 +96,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExactFieldsIgnoreCase", "exact fields ignore case (`x-lang` admits `x-LANG`)"),
         Fault("TagsIgnoreCase", "tags match ignoring case (`t3` admits `T3`)"),
         Fault("PathsIgnoreCase", "folder and file path match ignoring case (`/src` admits `/SRC`)"),
+        Fault("FieldsCompareNormalised", "filter values compared NFKC-folded and trimmed"),
     ),
     "engine.ranking": (
         Fault("ReversedRanking", "ranks worst first (a distance read as a similarity)"),
@@ -130,6 +135,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ForgetIdsFirstFifty", "forgets only the first 50 ids it is given"),
         Fault("ForgetIdsCountsRepeats", "counts an id named twice twice"),
         Fault("ForgetIdsDefaultReach", "forget by ids removes only the root's items"),
+        Fault("ForgetIdsStopsAtAnUnknownId", "forget by ids stops at the first id it cannot find"),
     ),
     "engine.forget_by_filter": (
         Fault("ForgetFilterIgnoresTags", "forgets by filter as if tags_any were not set"),
@@ -139,6 +145,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ForgetFilterWorkspacePrefix", "forget matches the workspace as a string prefix"),
         Fault(
             "ForgetQuoteBreaks", "splices a forget's filter into SQL unescaped: a quote breaks it"
+        ),
+        Fault(
+            "ForgetFailsPast999", "one IN (...) of the ids to delete, refused past 999 variables"
         ),
     ),
     "engine.explore_filters": (
@@ -200,6 +209,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("GetFromOneListPage", "get reads one listing page of 100 items in reach"),
         Fault("GetFromOneListPageOfFifty", "get reads one listing page of 50 items in reach"),
         Fault("GetDefaultReach", "get without a reach reads the root alone"),
+        Fault("GetScoresEveryHit", "get scores each hit 1.0 where its listing scores 0.0"),
     ),
     "engine.recall": (
         Fault("CiteUnknownIds", "every citation names an id no item has"),
@@ -211,9 +221,16 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "RecallPathsAfterTopHundred",
             "filters on tags inside its ranking, on a folder or subtree after keeping 100",
         ),
+        Fault(
+            "RecallFallsBackToEverything", "a filtered recall finding nothing recalls unfiltered"
+        ),
     ),
     "engine.validation": (
         Fault("StoresInvalidItems", "store skips validation, keeping blank and out-of-range items"),
+        Fault(
+            "RefusesInItsOwnWords",
+            "refusals worded its own way where the contract gives the message",
+        ),
     ),
     "engine.no_credential_in_errors": (
         Fault("LeaksCredential", "puts its API key into the error for a foreign cursor"),
@@ -276,6 +293,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "DocumentsLoseTaint", "a document reads back internal, whatever taint it was put with"
         ),
         Fault("ClearKeepsDocuments", "clear_namespace removes nothing"),
+        Fault("DocumentRowsWithoutTaint", "list_documents rows leave out the pinned taint key"),
     ),
     "provider.documents_at_volume": (
         Fault("DocumentListCappedAt10", "list_documents answers at most 10 rows"),
@@ -296,6 +314,12 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ImportDropsSession", "imports every record without its session"),
         Fault("ImportFirstHundred", "imports only the first 100 records of a batch"),
         Fault("ImportFirstFiftyClaimsAll", "imports the first 50 records of a batch, reports all"),
+    ),
+    "provider.import_takes_records_written_elsewhere": (
+        Fault(
+            "ImportFailsTheBatchForOneRecord", "one record it cannot write refuses the whole batch"
+        ),
+        Fault("ImportNeedsItsOwnRecordIds", "records whose ids it did not issue are skipped"),
     ),
     "provider.export_covers_every_record": (
         Fault("ExportSkipsBetweenPages", "starts each next page one record too far"),

@@ -287,6 +287,10 @@ class ProviderFuzzConfig:
     searching `global` only (decisions §4.1)."""
     portability: bool = True
     """Run the export/import rules; each pages through the driver's whole export."""
+    relatives: bool = True
+    """Take relative steps: a key, namespace or content one character, case or normal form
+    from one held. Off only where narrowed `keys` or `namespaces` must bound every value
+    sent (a case twin of a lower-case key is upper-case)."""
     full_every: int = 10
     """Steps between two comparisons of every row (and once at the end); after every
     other step only the namespace the step touched is compared."""

@@ -214,6 +214,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
 
         # A relative of something held: a key, a namespace or a content one character,
         # one case or one normal form off. One rule, one rule's share of steps.
+        @precondition(lambda _: cfg.relatives)
         @rule(
             target=spaces,
             case=st.sampled_from(RELATIVE_CASES),

@@ -22,6 +22,7 @@ from conformance.engine import (
     ForgetIds,
     ForgetReport,
     ForgetTarget,
+    GetRequest,
     Hit,
     InvalidRequest,
     ListPage,
@@ -64,6 +65,11 @@ class OpaqueIds(ReferenceEngine):
         if isinstance(target, ForgetIds) and target.ids:
             target = ForgetIds(ids=[self._in.get(i, f"unknown-{i}") for i in target.ids])
         return super().forget(target)
+
+    def get(self, req: GetRequest) -> builtins.list[Hit]:
+        # A blank id stays blank: its refusal is the reference's to make.
+        inner = [self._in.get(i, f"unknown-{i}" if i.strip() else i) for i in req.ids]
+        return self._hits(super().get(req.model_copy(update={"ids": inner})))
 
     def list(self, req: ListRequest) -> ListPage:
         page = super().list(req)

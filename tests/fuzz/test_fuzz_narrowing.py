@@ -85,7 +85,9 @@ def test_case_folding_is_found_with_the_default_keys() -> None:
 
 
 def test_lower_case_keys_let_the_store_pass() -> None:
-    narrow = ProviderFuzzConfig(keys=provider_keys(alphabet=string.ascii_lowercase + "-"))
+    # Relatives off: a held key's case twin would leave the narrowed alphabet.
+    lower = provider_keys(alphabet=string.ascii_lowercase + "-")
+    narrow = ProviderFuzzConfig(keys=lower, relatives=False)
     report = run_fuzz(PROVIDER_TARGET, FoldsKeys, seed=7, examples=10, config=narrow)
     assert report.passed
 
