@@ -214,7 +214,8 @@ def assert_writes_between_pages(engine: Any, ctx: CheckContext) -> None:
             read.entered.add(name(receipt.id))
             # The last one answered (a reader working through a queue), the oldest,
             # the newest, one in the middle.
-            last = order.index(answered[-1]) if answered[-1] in order else 0
+            # Pages may be empty (a freedom): nothing answered yet stands for the oldest.
+            last = order.index(answered[-1]) if answered and answered[-1] in order else 0
             victim = order[(last, 0, -1, len(order) // 2)[page_number % 4]]
             order.remove(victim)
             engine.forget(ForgetIds(ids=[victim]))

@@ -199,8 +199,9 @@ and NFC twins, and the path extension, add no way of their own here)."""
 def _relative_probes(ctx: CheckContext, doc: Any) -> dict[str, StoreItem]:
     """A probe for every relative of the values of `relative_bases`: a prefix, an
     extension, the case twin, the other Unicode normal form and the NFKC twin, a
-    separator swapped, whitespace around it. Which filters admit them is the contract's
-    matching to say (`MetaFilter.matches`): most admit none."""
+    separator swapped, whitespace around it, each the declared constraints admit. Which
+    filters admit them is the contract's matching to say (`MetaFilter.matches`): most
+    admit none."""
     probes: dict[str, StoreItem] = {}
     for field, base in relative_bases(ctx).items():
         for how, value in relatives(base).items():
@@ -208,11 +209,14 @@ def _relative_probes(ctx: CheckContext, doc: Any) -> dict[str, StoreItem]:
                 continue
             label = f"{field} {how}"
             if field == "language":
-                probes[label] = doc(label, language=value)
+                probe = doc(label, language=value)
             elif field == "tag":
-                probes[label] = doc(label, tags=[value])
+                probe = doc(label, tags=[value])
             else:
-                probes[label] = doc(label, folder=value)
+                probe = doc(label, folder=value)
+            # A declaration (ASCII only, say) narrows the decoys; the others still stand.
+            if ctx.settings.constraints.admits_item(probe):
+                probes[label] = probe
     return probes
 
 

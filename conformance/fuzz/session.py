@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.bridge import as_sync
-from conformance.checks.context import CheckContext, RunSettings
+from conformance.checks.context import CheckContext, RunSettings, new_nonce
 from conformance.checks.engine_support import engine_retains_writes
 from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.checks.provider_support import provider_retains_writes
@@ -163,7 +163,13 @@ class FuzzSession:
         options = self.options
         common: dict[str, Any] = {
             "retains": self.retains,
-            "ctx": CheckContext(self.target_id, options.settings),
+            # Each program under a root of its own, a seeded run's too (the same seed
+            # gives the same roots, program by program).
+            "ctx": CheckContext(
+                self.target_id,
+                options.settings,
+                nonce=new_nonce(options.settings.seed, f"{self.target_id}#{len(self.history)}"),
+            ),
             "sink": self.sink,
             "stats": self.stats.program(),
             "full_every": options.full_every,
