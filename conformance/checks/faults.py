@@ -303,6 +303,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "query_documents(ns) searches every namespace ns is a string prefix of",
         ),
         Fault("DocumentClearReachesPrefix", "clear_namespace(ns) clears `nsx` and `ns/child`"),
+        Fault("DocumentQueryRefusesLimitZero", "query_documents refuses a limit of 0"),
     ),
     "provider.export_cursor_terminates": (
         Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),
@@ -340,6 +341,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault(
             "RecallNamespaceAfterLimitPlusFifty",
             "ranks every namespace, keeps limit + 50, then keeps the asked one",
+        ),
+        Fault(
+            "RecallRefusesLimitZero",
+            "recall refuses a limit of 0, valid input answered with no hit",
         ),
     ),
     "provider.recall_ranks_best_first": (

@@ -126,6 +126,9 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
             "a hit with key 'doc'",
             [h.key for h in recalled.hits],
         )
+        none = docs.recall_documents(namespace, 0)
+        call = f"recall_documents({namespace!r}, 0)"
+        ctx.require(not none.hits, call, "no hit (a limit of 0 is valid input)", none.hits)
 
     document_id = again.document_id if again is not None else doc_id
     first = DocumentDeletion.model_validate(docs.delete_document(namespace, document_id))
@@ -200,11 +203,12 @@ def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
         held = docs.get_document(namespace, "d1")
         ctx.require(held is not None, f"get_document({namespace!r}, 'd1') after {call}", "d1", held)
 
-    # `decoy` is held by the siblings alone, `needle` by every document.
-    for query in ("decoy", "needle"):
-        found = NamespaceRetrievalContext.model_validate(docs.query_documents(home, query, 10))
-        call = f"query_documents({home!r}, {query!r}, 10)"
-        ctx.require(len(found.hits) <= 10, call, "at most 10 hits", len(found.hits))
+    # `decoy` is held by the siblings alone, `needle` by every document. A limit of 0 is
+    # valid input (the limit only must not be negative): no hit, not a refusal.
+    for query, limit in (("decoy", 10), ("needle", 10), ("needle", 0)):
+        found = NamespaceRetrievalContext.model_validate(docs.query_documents(home, query, limit))
+        call = f"query_documents({home!r}, {query!r}, {limit})"
+        ctx.require(len(found.hits) <= limit, call, f"at most {limit} hits", len(found.hits))
         strays = [(hit.namespace, hit.key) for hit in found.hits if hit.namespace != home]
         ctx.require(not strays, call, f"no hit from outside {home!r}", show(strays))
 

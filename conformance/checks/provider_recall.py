@@ -39,7 +39,7 @@ NEEDLES = (
     "needle found under the zinc roof",
     *(f"needle number {i} stitched into the old sail" for i in range(3, 125)),
 )
-LIMITS = (1, 2, 25, 110, 200)
+LIMITS = (0, 1, 2, 25, 110, 200)
 """Limits below the 125 matches (three of them below a cut at the limit plus 50 of the
 decoys, the least of them 1), one above 100 and one above them all."""
 DAILY = MemoryCategory.DAILY
@@ -60,8 +60,9 @@ namespace's matches below them."""
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
     """125 needles in recall-a, and 120 entries of recall-b whose content is the query
-    itself: recall in recall-a limited to 1, 2, 25, 110 and 200 answers 1, 2, 25, 110 and
-    all 125 distinct entries, every one from recall-a; a query matching nothing answers [].
+    itself: recall in recall-a limited to 0, 1, 2, 25, 110 and 200 answers 0 (a limit of 0
+    is valid input: no hit, not a refusal), 1, 2, 25, 110 and all 125 distinct entries,
+    every one from recall-a; a query matching nothing answers [].
 
     Catches a recall that stops at its store's default page (10, 50, 100 hits), and one
     that ranks every namespace, cuts the ranking at 100 (or at the limit plus 50) and

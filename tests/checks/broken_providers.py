@@ -224,6 +224,18 @@ class RecallIgnoresNamespace(ReferenceProvider):
         return sorted(hits, key=lambda e: (e.namespace or "", e.key), reverse=True)[:limit]
 
 
+class RecallRefusesLimitZero(ReferenceProvider):
+    """Refuses `recall` with a limit of 0 (`if limit <= 0: raise Invalid`), valid input
+    the contract answers with no hit."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        if limit <= 0:
+            raise Invalid("recall limit must be positive")
+        return super().recall(query, limit, opts, scope)
+
+
 class RecallNoneSearchesEverything(ReferenceProvider):
     """Treats `opts.namespace = None` as every namespace (the Rust reference's divergence)."""
 
@@ -1098,6 +1110,13 @@ class _ClearsPrefix(ReferenceDocuments):
                 super().clear_namespace(other)
 
 
+class _QueryRefusesLimitZero(ReferenceDocuments):
+    def query_documents(self, namespace: str, query: str, limit: int) -> Any:
+        if limit <= 0:
+            raise Invalid("limit must be positive")
+        return super().query_documents(namespace, query, limit)
+
+
 class _RowsWithoutTaint(ReferenceDocuments):
     def list_documents(self, namespace: str | None) -> JsonValue:
         listing = super().list_documents(namespace)
@@ -1117,6 +1136,14 @@ class DocumentRowsWithoutTaint(ReferenceProvider):
         self._documents = _RowsWithoutTaint()
 
 
+class DocumentQueryRefusesLimitZero(ReferenceProvider):
+    """`query_documents` refuses a limit of 0, valid input answered with no hit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._documents = _QueryRefusesLimitZero()
+
+
 class DocumentClearReachesPrefix(ReferenceProvider):
     """`clear_namespace(ns)` also clears every namespace `ns` is a string prefix of."""
 
@@ -1130,6 +1157,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     DocumentRowsWithoutTaint: "provider.documents_round_trip",
     ImportNeedsItsOwnRecordIds: "provider.import_takes_records_written_elsewhere",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
+    DocumentQueryRefusesLimitZero: "provider.documents_at_volume",
+    RecallRefusesLimitZero: "provider.recall_respects_limit_and_namespace",
     DocumentListCappedAt10: "provider.documents_at_volume",
     DocumentDeleteMatchesIdPrefix: "provider.documents_at_volume",
     DocumentQueryReachesNamespacePrefix: "provider.documents_at_volume",
