@@ -140,15 +140,28 @@ def mutant_diff(work: Path, name: str) -> str:
 
 
 def equivalents() -> dict[str, str]:
-    """The survivors judged equivalent (`docs/mutation.md`): a mutant's name, or a glob
-    naming every mutant of a function (`...x_render__mutmut_*`), to the reason."""
+    """The survivors judged equivalent (`docs/mutation.md`): mutant names, or globs naming
+    every mutant of a function (`engine.x_render__mutmut_*`), to the reason. The first
+    cell of a row holds one or more names in backticks, each under the subject
+    (`engine...`, read as `subject_driver.engine...`); a name written `_19` is the one
+    before it with its number replaced."""
     if not EQUIVALENTS.exists():
         return {}
     table: dict[str, str] = {}
     for line in EQUIVALENTS.read_text().splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) >= 3 and cells[0].startswith("`" + SUBJECT):
-            table[cells[0].strip("`")] = cells[-1]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        previous = ""
+        for token in re.findall(r"`([^`]+)`", cells[0]):
+            if token.startswith("_") and previous:
+                token = previous.rsplit("_", 1)[0] + token
+            elif not token.startswith(SUBJECT + "."):
+                token = f"{SUBJECT}.{token}"
+            if "__mutmut_" not in token:
+                continue
+            table[token] = cells[-1]
+            previous = token
     return table
 
 

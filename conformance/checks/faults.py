@@ -321,6 +321,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "ImportFailsTheBatchForOneRecord", "one record it cannot write refuses the whole batch"
         ),
         Fault("ImportNeedsItsOwnRecordIds", "records whose ids it did not issue are skipped"),
+        Fault("ImportFillsMissingContent", "a record without content imports with a placeholder"),
     ),
     "provider.export_covers_every_record": (
         Fault("ExportSkipsBetweenPages", "starts each next page one record too far"),

@@ -319,10 +319,12 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
     payload `key`, `content`, `category`, `session_id`, `timestamp`; taint, category and
     session mixed) are imported in one batch with three records no store can write (a
     payload without a key, one that is not an object, a record of a kind no family
-    exports) and one without a category: `imported` counts the 260, `failed` the bad
-    ones, with reasons (the unknown kind may be skipped instead, the one without a
-    category written with one of the driver's choosing), and the 260 list back with
-    their content, category, session and own taint.
+    exports), one without a category and one without content: `imported` counts the 260,
+    `failed` the bad ones, with reasons (the unknown kind may be skipped instead, the one
+    without a category written with one of the driver's choosing, the one without content
+    written with empty content, as the later generation defaults it, or failed, as the
+    earlier one does), and the 260 list back with their content, category, session and
+    own taint.
 
     Catches an import that reads only its own export's payload, one that stops at the
     first bad record or fails the whole batch for it, one that counts a dropped record as
@@ -344,7 +346,8 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
     ctx.defer(
         "forget the imported entries",
         lambda: [
-            provider.forget(namespace, key) for key in [*(r.key for r in rows), "no-category"]
+            provider.forget(namespace, key)
+            for key in [*(r.key for r in rows), "no-category", "no-content"]
         ],
     )
     good = [_written_elsewhere(ctx, row, n) for n, row in enumerate(rows)]
@@ -366,6 +369,13 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
             namespace=namespace,
             payload={"key": "no-category", "content": "a record without a category"},
         ),
+        # Without content: written with "" (contract-reference A@late) or failed (A@HEAD).
+        ExportRecord(
+            kind=ENTRY_KIND,
+            id=f"{ctx.marker}-no-content",
+            namespace=namespace,
+            payload={"key": "no-content", "category": "core"},
+        ),
         ExportRecord(
             kind=f"{ctx.marker}-kind",
             id=f"{ctx.marker}-unknown-kind",
@@ -373,17 +383,18 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
             payload={"key": "never-written", "content": "of a kind no family exports"},
         ),
     ]
-    batch = [*good[:1], bad[0], *good[1:150], bad[1], *good[150:], bad[2], bad[3]]
+    batch = [*good[:1], bad[0], *good[1:150], bad[1], *good[150:], *bad[2:]]
     call = f"import_records(<{len(good)} records written elsewhere, {len(bad)} unwritable>)"
     outcome = provider.import_records(batch)
     # The two without a key cannot be written; a kind it does not know a driver may
-    # skip (a newer store's family) or fail; the one without a category it may write.
+    # skip (a newer store's family) or fail; those without a category or content it may write.
     counted = outcome.imported + outcome.skipped + outcome.failed
     ctx.require(
-        2 <= outcome.failed <= 4 and counted == len(batch) and outcome.imported <= len(good) + 1,
+        2 <= outcome.failed <= 5 and counted == len(batch) and outcome.imported <= len(good) + 2,
         call,
         f"the {len(good)} imported (or skipped as held), the 2 without a key failed, the one "
-        "of an unknown kind failed or skipped, the one without a category imported or failed",
+        "of an unknown kind failed or skipped, those without a category or content imported "
+        "or failed",
         f"imported {outcome.imported}, skipped {outcome.skipped}, failed {outcome.failed}",
     )
     ctx.require(
@@ -395,3 +406,10 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
     _require_imported(provider, ctx, call, rows)
     stray = provider.get(namespace, "never-written")
     ctx.require(stray is None, f"get({namespace!r}, 'never-written')", "None", stray)
+    empty = provider.get(namespace, "no-content")
+    ctx.require(
+        empty is None or empty.content == "",
+        f"get({namespace!r}, 'no-content')",
+        "None (failed) or empty content (a record without content imports as '')",
+        empty,
+    )
