@@ -183,9 +183,10 @@ def explore_reading(
 ) -> str | None:
     """An explore page beside the exact counts over everything the filter admits.
 
-    Not truncated, it is exact. Truncated (the scan stopped at `scan_limit` with items
-    left: `explore_by_listing` over the engine's own listing order), it counted a part
-    of the admitted items: at least `scan_limit` and fewer than all of them, no value
+    Not truncated, it is exact. Truncated (the scan stopped at `scan_limit` with a cursor
+    pending: `explore_by_listing` over the engine's own listing order), it counted a part
+    of the admitted items: at least `scan_limit` and fewer than all of them (or all of
+    them, when they are exactly `scan_limit` and the pending page is empty), no value
     more often than it occurs, and its buckets still ordered and cut as any page is.
     A server-side count may ignore `scan_limit` and be exact.
     """
@@ -209,10 +210,14 @@ def explore_reading(
                 f"item counted gives {want[:limit]} (more_buckets={max(0, len(want) - limit)})"
             )
         return None
-    if not scan_limit <= total < exact_total:
+    # Stopped at scan_limit with a cursor pending: the pending page may prove empty (a
+    # listing that ends on a full page hands out one more cursor), so a scan that read
+    # exactly scan_limit items may have read them all.
+    if not (scan_limit <= total < exact_total or total == scan_limit == exact_total):
         return (
             f"truncated with total={total}: a scan stopped at scan_limit {scan_limit} "
-            f"reads at least that many and fewer than the {exact_total} admitted"
+            f"reads at least that many and no more than the {exact_total} admitted (all "
+            "of them only when they are exactly scan_limit)"
         )
     if missing > exact_missing:
         return f"missing={missing}, more than the {exact_missing} admitted items without a value"
