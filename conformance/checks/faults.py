@@ -316,6 +316,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ImportFirstHundred", "imports only the first 100 records of a batch"),
         Fault("ImportFirstFiftyClaimsAll", "imports the first 50 records of a batch, reports all"),
     ),
+    "provider.export_during_writes": (
+        Fault("ExportRestartsAfterAWrite", "after a write between pages the export starts over"),
+        Fault("ExportCursorLostWithItsRow", "a cursor naming a forgotten row ends the export"),
+    ),
     "provider.import_takes_records_written_elsewhere": (
         Fault(
             "ImportFailsTheBatchForOneRecord", "one record it cannot write refuses the whole batch"

@@ -10,6 +10,7 @@ from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.outcome import Inconclusive
 from conformance.checks.provider_support import (
+    CORE,
     EXPORT_OWNER,
     FORGET_OWNER,
     LIST_OWNER,
@@ -26,6 +27,7 @@ from conformance.checks.provider_support import (
 )
 from conformance.checks.registry import check
 from conformance.provider import ENTRY_KIND, ExportRecord, Invalid, MemoryCategory, MemoryTaint
+from conformance.readings import PagedRead
 
 BAD_CURSOR = "!not-a-cursor!"
 # Exporting pages through the whole store; past this many pages the check gives up
@@ -412,4 +414,110 @@ def assert_import_takes_records_written_elsewhere(provider: Any, ctx: CheckConte
         f"get({namespace!r}, 'no-content')",
         "None (failed) or empty content (a record without content imports as '')",
         empty,
+    )
+
+
+BETWEEN_ROWS = 40
+"""Entries of the export written to between its pages."""
+BETWEEN_WRITES = 6
+"""Pages before which one entry is stored and one forgotten."""
+
+
+@check(
+    "provider.export_during_writes",
+    title="An export with writes between its pages ends, and misses or repeats entries only "
+    "as the writes move them",
+    clause="cursors.md#export-paging, cursors.md#writes-between-pages",
+    storage=True,
+)
+def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
+    """40 entries exported 7 records at a time while, before each of the next six pages,
+    one new entry is stored and one held entry forgotten (the last one exported, as a
+    reader working through a queue does; the first; the last; one in the middle): the
+    export ends with no cursor repeated; every record of the namespace is an entry held
+    at some moment of the read; an entry held throughout is missed at most once per
+    entry forgotten while it ran, and exported twice at most once per entry stored while
+    it ran (`conformance.readings.PagedRead`). Then, the store holding still, one export
+    holds exactly what is held.
+
+    Every reading of a cursor passes (a snapshot, a key to resume after, an offset).
+    Catches an export cursor that starts over after a write, and one that loses its
+    place when the entry it names is forgotten.
+    """
+    namespace = ns(ctx, "export/writes")
+    rows = [Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)]
+    ctx.defer(
+        "forget the export's entries",
+        lambda: [
+            provider.forget(namespace, key)
+            for key in [*(r.key for r in rows), *(f"w{n}" for n in range(1, BETWEEN_WRITES + 1))]
+        ],
+    )
+    put_rows(provider, ctx, rows)
+    order = [r.key for r in rows]
+    read = PagedRead(before=set(order), entered=set(), left=set())
+    answered: list[str] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    written = 0
+    call = "export_page(..., 7) with writes between pages"
+    for page_number in range(1, MAX_PAGES + 1):
+        if cursor is not None and written < BETWEEN_WRITES:
+            written += 1
+            fresh = f"w{written}"
+            provider.store(
+                namespace, fresh, f"written between pages {written}", CORE, None, INTERNAL
+            )
+            read.entered.add(fresh)
+            order.append(fresh)
+            last = order.index(answered[-1]) if answered and answered[-1] in order else 0
+            victim = order[(last, 0, -1, len(order) // 2)[page_number % 4]]
+            order.remove(victim)
+            forgotten = provider.forget(namespace, victim)
+            ctx.require(
+                forgotten is True,
+                f"forget({namespace!r}, {victim!r}) between pages",
+                "True",
+                forgotten,
+            )
+            read.left.add(victim)
+        call = f"export_page({cursor!r}, 7) with writes between pages"
+        page = provider.export_page(cursor, 7)
+        answered += [
+            record.payload["key"]
+            for record in page.records
+            if record.kind == ENTRY_KIND
+            and record.namespace == namespace
+            and isinstance(record.payload, dict)
+            and isinstance(record.payload.get("key"), str)
+        ]
+        if page.next_cursor is None:
+            break
+        ctx.require(
+            page.next_cursor not in seen,
+            call,
+            "a cursor never issued before",
+            f"the cursor {page.next_cursor!r} again",
+        )
+        seen.add(page.next_cursor)
+        cursor = page.next_cursor
+    else:
+        raise Inconclusive(ctx.check_id, call, f"the export did not end within {MAX_PAGES} pages")
+    wrong = read.judge(answered)
+    ctx.require(
+        wrong is None,
+        "export_page(..., 7) with writes between pages, every page",
+        "what an export may answer while the store changes (docs/contract/cursors.md)",
+        wrong,
+    )
+    held = sorted(
+        record_ref(ctx, record)
+        for record in export_all(provider, ctx, WIDE_PAGE)
+        if record.kind == ENTRY_KIND and record.namespace == namespace
+    )
+    ctx.require_ids(
+        "export_page(...) after the writes",
+        held,
+        sorted(entry_ref(ctx, namespace, key) for key in order),
+        "exactly the entries held after the writes",
     )

@@ -1115,6 +1115,55 @@ class ImportFillsMissingContent(ReferenceProvider):
         return super().import_records(filled)
 
 
+class ExportRestartsAfterAWrite(ReferenceProvider):
+    """Export cursors carry the store's version; after any write between pages the export
+    cannot resume and starts over, exporting every row again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._version = 0
+
+    def store(self, *args: Any) -> None:
+        self._version += 1
+        super().store(*args)
+
+    def forget(self, namespace: str, key: str) -> bool:
+        self._version += 1
+        return super().forget(namespace, key)
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        inner = None
+        if cursor is not None:
+            version, _, inner = cursor.partition("@")
+            if version != str(self._version):
+                inner = None
+        page = super().export_page(inner, limit)
+        more = page.next_cursor
+        return page.model_copy(
+            update={"next_cursor": None if more is None else f"{self._version}@{more}"}
+        )
+
+
+class ExportCursorLostWithItsRow(ReferenceProvider):
+    """The export cursor names the last row exported; when that row is forgotten before
+    the next page, the store cannot find where to resume and ends the export."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        rows = self._sorted_rows()
+        start = 0
+        if cursor is not None:
+            names = [f"{r.namespace}|{r.key}" for r in rows]
+            if cursor not in names:
+                return ExportPage(records=[], next_cursor=None)
+            start = names.index(cursor) + 1
+        page = super().export_page(str(start) if start else None, limit)
+        if page.next_cursor is None or not page.records:
+            return page
+        last = page.records[-1]
+        key = last.payload.get("key") if isinstance(last.payload, dict) else None
+        return page.model_copy(update={"next_cursor": f"{last.namespace}|{key}"})
+
+
 # Each broken provider and the check that exists to catch it.
 class _ClearsPrefix(ReferenceDocuments):
     def clear_namespace(self, namespace: str) -> None:
@@ -1171,6 +1220,8 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     DocumentRowsWithoutTaint: "provider.documents_round_trip",
     ImportNeedsItsOwnRecordIds: "provider.import_takes_records_written_elsewhere",
     ImportFillsMissingContent: "provider.import_takes_records_written_elsewhere",
+    ExportRestartsAfterAWrite: "provider.export_during_writes",
+    ExportCursorLostWithItsRow: "provider.export_during_writes",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
     DocumentQueryRefusesLimitZero: "provider.documents_at_volume",
     RecallRefusesLimitZero: "provider.recall_respects_limit_and_namespace",

@@ -113,6 +113,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.export_covers_every_record": (*EXPORT, "entry-ids"),
     "provider.export_import_round_trip": (*EXPORT, *ENTRIES),
     "provider.import_takes_records_written_elsewhere": ENTRIES,
+    "provider.export_during_writes": (*EXPORT, *ENTRIES),
     "provider.recall_ranks_best_first": (*ENTRIES, *RANKING),
     "provider.recall_honours_min_score": (*ENTRIES, *RANKING),
     "provider.recall_respects_limit_and_namespace": (*ENTRIES, *RANKING),
