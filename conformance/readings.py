@@ -22,6 +22,7 @@ from typing import Final
 __all__ = [
     "PagedRead",
     "best_first",
+    "between_pages_victim",
     "contains_word",
     "exact_match_leads",
     "explore_reading",
@@ -166,6 +167,14 @@ class PagedRead:
                 "entered the read while it ran"
             )
         return None
+
+
+def between_pages_victim(order: Sequence[str], answered: Sequence[str], page: int) -> str:
+    """What a paged read's `page`-th write forgets among the items held in `order` (oldest
+    first): the last one answered (a reader working through a queue; the oldest before
+    any), the oldest, the newest or one in the middle, in turn."""
+    last = order.index(answered[-1]) if answered and answered[-1] in order else 0
+    return order[(last, 0, -1, len(order) // 2)[page % 4]]
 
 
 def explore_reading(

@@ -33,7 +33,7 @@ from conformance.engine import (
     ListRequest,
     StoreItem,
 )
-from conformance.readings import PagedRead
+from conformance.readings import PagedRead, between_pages_victim
 
 PAGED = 25
 """Items paged through at small page sizes: past the 10 and 20 results stores commonly
@@ -212,11 +212,7 @@ def assert_writes_between_pages(engine: Any, ctx: CheckContext) -> None:
             receipt = engine.store(fresh)
             held[ctx.label(receipt.id, f"w{added}")] = fresh
             read.entered.add(name(receipt.id))
-            # The last one answered (a reader working through a queue), the oldest,
-            # the newest, one in the middle.
-            # Pages may be empty (a freedom): nothing answered yet stands for the oldest.
-            last = order.index(answered[-1]) if answered and answered[-1] in order else 0
-            victim = order[(last, 0, -1, len(order) // 2)[page_number % 4]]
+            victim = between_pages_victim(order, answered, page_number)
             order.remove(victim)
             engine.forget(ForgetIds(ids=[victim]))
             held.pop(victim)

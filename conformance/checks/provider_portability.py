@@ -27,7 +27,7 @@ from conformance.checks.provider_support import (
 )
 from conformance.checks.registry import check
 from conformance.provider import ENTRY_KIND, ExportRecord, Invalid, MemoryCategory, MemoryTaint
-from conformance.readings import PagedRead
+from conformance.readings import PagedRead, between_pages_victim
 
 BAD_CURSOR = "!not-a-cursor!"
 # Exporting pages through the whole store; past this many pages the check gives up
@@ -469,10 +469,9 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
                 namespace, fresh, f"written between pages {written}", CORE, None, INTERNAL
             )
             read.entered.add(fresh)
-            order.append(fresh)
-            last = order.index(answered[-1]) if answered and answered[-1] in order else 0
-            victim = order[(last, 0, -1, len(order) // 2)[page_number % 4]]
+            victim = between_pages_victim(order, answered, page_number)
             order.remove(victim)
+            order.append(fresh)
             forgotten = provider.forget(namespace, victim)
             ctx.require(
                 forgotten is True,
