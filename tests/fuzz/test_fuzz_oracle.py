@@ -251,7 +251,11 @@ def test_each_engine_fault_fails_its_program(fault: type, program: Program, mess
 
 
 @pytest.mark.parametrize("engine", CORRECT_ENGINES, ids=lambda e: e.__name__)
-@pytest.mark.parametrize("program", {p for _, p, _ in ENGINE_CASES}, ids=lambda p: p.__name__)
+# In case order, once each: a set of functions iterates in id order, which differs
+# between xdist workers and makes them collect different tests.
+@pytest.mark.parametrize(
+    "program", dict.fromkeys(p for _, p, _ in ENGINE_CASES), ids=lambda p: p.__name__
+)
 def test_correct_engines_pass_every_program(engine: type, program: Program) -> None:
     _run(ENGINE_TARGET, engine, program)
 
@@ -264,7 +268,9 @@ def test_each_provider_fault_fails_its_program(fault: type, program: Program, me
     assert message in str(failed.value), str(failed.value)
 
 
-@pytest.mark.parametrize("program", {p for _, p, _ in PROVIDER_CASES}, ids=lambda p: p.__name__)
+@pytest.mark.parametrize(
+    "program", dict.fromkeys(p for _, p, _ in PROVIDER_CASES), ids=lambda p: p.__name__
+)
 def test_the_reference_provider_passes_every_program(program: Program) -> None:
     _run(PROVIDER_TARGET, ReferenceProvider, program)
 
