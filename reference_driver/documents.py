@@ -39,8 +39,10 @@ class ReferenceDocuments(MemoryDocuments):
 
     - `put_document` upserts on `(namespace, key)`, replacing every field; the taint is
       kept as given. The id is the one given, else the document's existing id, else
-      `"{namespace}::{key}"`; an id already naming another document is `Invalid`, as is
-      a blank one or a category that does not parse.
+      `"{namespace}::{key}"`, or the first of `"{namespace}::{key}#2"`, `#3`, ... that
+      no document has (a caller may have given that id to another key); an id given
+      that already names another document is `Invalid`, as is a blank one or a category
+      that does not parse.
     - `markdown_rel_path` is `""`: the reference writes no files.
     - `query_documents` matches the whole query as a case-insensitive substring of the
       title and content (`title + "\\n" + content`) and scores a hit
@@ -66,7 +68,7 @@ class ReferenceDocuments(MemoryDocuments):
         with self._lock:
             held = self._documents.get(address)
             document_id = document.document_id or (
-                held.document_id if held is not None else f"{document.namespace}::{document.key}"
+                held.document_id if held is not None else self._fresh_id(*address)
             )
             for other_address, other in self._documents.items():
                 if other.document_id == document_id and other_address != address:
@@ -89,6 +91,15 @@ class ReferenceDocuments(MemoryDocuments):
                 taint=document.taint,
             )
             self._written[address] = next(self._writes)
+        return document_id
+
+    def _fresh_id(self, namespace: str, key: str) -> str:
+        """`namespace::key`, suffixed `#2`, `#3`, ... past the ids documents already have."""
+        taken = {held.document_id for held in self._documents.values()}
+        document_id, n = f"{namespace}::{key}", 1
+        while document_id in taken:
+            n += 1
+            document_id = f"{namespace}::{key}#{n}"
         return document_id
 
     def get_document(self, namespace: str, key: str) -> StoredMemoryDocument | None:

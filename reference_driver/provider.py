@@ -75,6 +75,9 @@ class ReferenceProvider(ProviderBase):
         self._lock = threading.Lock()
         self._rows: dict[tuple[str, str], MemoryEntry] = {}
         self._documents = ReferenceDocuments()
+        self._export_reach = 0
+        """The furthest offset issued as an export cursor: one past the end of a store
+        that shrank since is still this driver's."""
 
     def driver_id(self) -> str:
         """`"reference"`."""
@@ -192,19 +195,26 @@ class ReferenceProvider(ProviderBase):
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
         """Up to `min(limit, 64)` records from offset `cursor` over all rows.
 
-        `next_cursor` is set while rows remain. Raises `Invalid` for `limit < 1`
-        and for a cursor this driver did not issue (not a canonical decimal, or
-        past the end).
+        `next_cursor` is set while rows remain; an issued cursor past the end of a store
+        that shrank since answers an empty last page. Raises `Invalid` for `limit < 1`
+        and for a cursor this driver did not issue (not a canonical decimal, or past
+        both the end and every offset issued).
         """
         if limit < 1:
             raise Invalid("export page limit must be greater than zero")
         rows = self._sorted_rows()
         start = 0
         if cursor is not None:
-            if _CURSOR.fullmatch(cursor) is None or int(cursor) > len(rows):
+            # An offset issued before the store shrank may lie past its end: a last page.
+            if _CURSOR.fullmatch(cursor) is None or int(cursor) > max(
+                len(rows), self._export_reach
+            ):
                 raise Invalid(f"unknown export cursor: {cursor}")
             start = int(cursor)
         end = min(start + min(limit, EXPORT_PAGE_MAX), len(rows))
+        if end < len(rows):
+            with self._lock:
+                self._export_reach = max(self._export_reach, end)
         return ExportPage(
             records=[entry_record(entry) for entry in rows[start:end]],
             next_cursor=str(end) if end < len(rows) else None,

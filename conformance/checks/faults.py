@@ -239,6 +239,11 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.capability_audit": (
         Fault("AdvertisesDocuments", "advertises documents, but offers no documents family"),
     ),
+    "provider.health": (
+        Fault("ProviderDown", "health answers down"),
+        Fault("ProviderHealthRaises", "health raises instead of answering"),
+        Fault("HealthReasonQuotesContent", "a degraded reason quotes the latest content stored"),
+    ),
     "provider.forget_is_idempotent": (
         Fault("ForgetAlwaysTrue", "forget answers True whether or not the entry existed"),
     ),
@@ -305,6 +310,16 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("DocumentClearReachesPrefix", "clear_namespace(ns) clears `nsx` and `ns/child`"),
         Fault("DocumentQueryRefusesLimitZero", "query_documents refuses a limit of 0"),
     ),
+    "provider.document_ids": (
+        Fault(
+            "DocumentIdFromKey",
+            "a put without an id is refused: the id made from its key was given to another",
+        ),
+        Fault(
+            "DocumentDeleteIgnoresIdCase",
+            "delete_document matches ids case-insensitively (a case-folding collation)",
+        ),
+    ),
     "provider.export_cursor_terminates": (
         Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),
         Fault("ExportCursorRepeats", "answers every page with the same cursor"),
@@ -319,6 +334,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.export_during_writes": (
         Fault("ExportRestartsAfterAWrite", "after a write between pages the export starts over"),
         Fault("ExportCursorLostWithItsRow", "a cursor naming a forgotten row ends the export"),
+        Fault(
+            "ExportRefusesCursorPastTheEnd",
+            "refuses a cursor it issued once the store shrank below its offset",
+        ),
     ),
     "provider.import_takes_records_written_elsewhere": (
         Fault(

@@ -9,6 +9,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
+from conformance.checks.outcome import DriverRaised
 from conformance.checks.provider_support import (
     CORE,
     FILTERED_ROWS,
@@ -51,13 +52,50 @@ def assert_capability_audit(provider: Any, ctx: CheckContext) -> None:
 
 
 @check(
+    "provider.health",
+    title="The provider reports itself usable, before and after it holds an entry",
+    clause="provider-families.md#provider-health",
+)
+def assert_provider_health(provider: Any, ctx: CheckContext) -> None:
+    """`health()` answers ready or degraded (never down, never an error), again once an
+    entry is held, and a reason never carries the entry's content."""
+    health = provider.health()
+    ctx.require(health.is_usable(), "health()", "ready or degraded (a provider serving)", health)
+    namespace = ns(ctx, "health")
+    content = f"health probe content {ctx.marker}"
+    put(provider, ctx, namespace, "k", content)
+    again = provider.health()
+    call = "health() with an entry held"
+    ctx.require(again.is_usable(), call, "ready or degraded (a provider serving)", again)
+    ctx.require(
+        content not in (again.reason or ""),
+        call,
+        "a reason without memory content (provider-families.md#provider-health)",
+        again,
+    )
+
+
+@check(
     "provider.forget_is_idempotent",
     title="Forgetting twice answers False the second time",
     clause="provider-families.md#core-forget",
 )
 def assert_forget_is_idempotent(provider: Any, ctx: CheckContext) -> None:
-    """A second forget of the same key is `False`, never an error; a forgotten key reads None."""
+    """A second forget of the same key is `False`, never an error; a forgotten key reads None.
+    A key never stored answers `False`: `k` beside the held `k0`, its case twin `K`, and
+    the empty key (which a store may refuse with `Invalid` instead)."""
     namespace = ns(ctx, "forget")
+    put(provider, ctx, namespace, "k0", "v")
+    for absent in ("k", "K", ""):
+        call = f"forget({namespace!r}, {absent!r}) (never stored)"
+        try:
+            with ctx.answer_or_refusal():
+                never = provider.forget(namespace, absent)
+        except DriverRaised as raised:
+            if absent or not isinstance(raised.error, Invalid):
+                raise
+        else:
+            ctx.require(never is False, call, "False", never)
     put(provider, ctx, namespace, "k", "v")
     first = provider.forget(namespace, "k")
     second = provider.forget(namespace, "k")

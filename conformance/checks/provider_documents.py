@@ -223,3 +223,88 @@ def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
     for namespace in siblings:
         held = docs.get_document(namespace, "d1")
         ctx.require(held is not None, f"get_document({namespace!r}, 'd1') after {call}", "d1", held)
+
+
+@check(
+    "provider.document_ids",
+    title="A document keeps the id it was given, a freed id can name another document, "
+    "and a put without an id is never refused",
+    clause="kit-choices.md#document-ids, provider-families.md#documents-family",
+    storage=True,
+    needs="documents",
+)
+def assert_document_ids(provider: Any, ctx: CheckContext) -> None:
+    """`a` is put without an id and deleted; its freed id is given to `b`, and `a` is put
+    again without one: accepted, under an id of its own (a store deriving ids from keys
+    must step past the one a caller took). `c`, `d` and `e` are given an id, its
+    extension and its case twin: each is stored and answered as given; `d`, put again
+    under a new id, is known by the new one only; `delete_document` of `b`'s and `c`'s
+    ids takes those two alone, and every read names each document by its own id."""
+    docs = _family(provider, ctx)
+    namespace = ns(ctx, "document-ids")
+    ctx.defer(f"clear_namespace({namespace!r})", lambda: docs.clear_namespace(namespace))
+
+    def put(key: str, document_id: str | None) -> str:
+        document = _document(namespace, f"the body of {key}", key).model_copy(
+            update={"document_id": document_id}
+        )
+        call = f"put_document({namespace!r}, {key!r}, document_id={document_id!r})"
+        try:
+            got = docs.put_document(document)
+        except DriverRaised as raised:
+            ctx.fail(
+                call,
+                "the put accepted: no document of the namespace has the id given"
+                if document_id is not None
+                else "the put accepted: no id was given, so none collides (an id the "
+                "driver makes is any text no other document has: kit-choices.md#document-ids)",
+                f"{type(raised.error).__name__}: {raised.error}",
+            )
+        ctx.require(isinstance(got, str) and bool(got.strip()), call, "a document id", show(got))
+        if document_id is not None:
+            ctx.require(got == document_id, call, f"the id given, {document_id!r}", show(got))
+        return str(got)
+
+    def delete(document_id: str, what: str) -> None:
+        call = f"delete_document({namespace!r}, {document_id!r})"
+        gone = DocumentDeletion.model_validate(docs.delete_document(namespace, document_id))
+        ctx.require(gone.deleted, call, f"deleted true ({what})", gone)
+
+    freed = put("a", None)
+    delete(freed, "the id put_document answered for 'a'")
+    ids = {"b": put("b", freed), "a": put("a", None)}
+    ctx.require(
+        ids["a"] != freed,
+        f"put_document({namespace!r}, 'a', document_id=None)",
+        f"an id other than {freed!r}, which 'b' now has",
+        show(ids["a"]),
+    )
+    given = f"{ctx.root}-given-Id"
+    for key, document_id in (("c", given), ("d", given + "0"), ("e", given.swapcase())):
+        ids[key] = put(key, document_id)
+
+    def agree(after: str, held: dict[str, str]) -> None:
+        listing = _listed(docs, ctx, namespace)
+        call = f"list_documents({namespace!r}){after}"
+        rows = {row.key: row.document_id for row in listing.documents}
+        ctx.require(rows == held, call, f"exactly the documents {show(held)}", show(rows))
+        for key, document_id in held.items():
+            got = docs.get_document(namespace, key)
+            call = f"get_document({namespace!r}, {key!r}){after}"
+            ctx.require(
+                got is not None and got.document_id == document_id,
+                call,
+                f"the document under its id {document_id!r}",
+                show(None if got is None else got.document_id),
+            )
+
+    agree("", ids)
+    renamed = given + "-renamed"
+    old_id, ids["d"] = ids["d"], put("d", renamed)
+    gone = DocumentDeletion.model_validate(docs.delete_document(namespace, old_id))
+    call = f"delete_document({namespace!r}, {old_id!r}) after 'd' was put again as {renamed!r}"
+    ctx.require(not gone.deleted, call, "deleted false: no document has that id now", gone)
+    agree(f" after 'd' was put again as {renamed!r}", ids)
+    delete(ids["b"], "b's id, which 'a' once had")
+    delete(given, "c's id, a prefix of d's and a case twin of e's")
+    agree(f" after deleting {ids['b']!r} and {given!r}", {k: ids[k] for k in ("a", "d", "e")})

@@ -8,7 +8,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
-from conformance.checks.outcome import Inconclusive
+from conformance.checks.outcome import DriverRaised, Inconclusive
 from conformance.checks.provider_support import (
     CORE,
     EXPORT_OWNER,
@@ -438,11 +438,12 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
     at some moment of the read; an entry held throughout is missed at most once per
     entry forgotten while it ran, and exported twice at most once per entry stored while
     it ran (`conformance.readings.PagedRead`). Then, the store holding still, one export
-    holds exactly what is held.
+    holds exactly what is held; and two more exports are followed to their end while
+    the store shrinks under their cursors, to exactly a cursor's place and past it.
 
     Every reading of a cursor passes (a snapshot, a key to resume after, an offset).
-    Catches an export cursor that starts over after a write, and one that loses its
-    place when the entry it names is forgotten.
+    Catches an export cursor that starts over after a write, one that loses its place
+    when the entry it names is forgotten, and one refused once the store shrank past it.
     """
     namespace = ns(ctx, "export/writes")
     rows = [Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)]
@@ -482,24 +483,10 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
             read.left.add(victim)
         call = f"export_page({cursor!r}, 7) with writes between pages"
         page = provider.export_page(cursor, 7)
-        answered += [
-            record.payload["key"]
-            for record in page.records
-            if record.kind == ENTRY_KIND
-            and record.namespace == namespace
-            and isinstance(record.payload, dict)
-            and isinstance(record.payload.get("key"), str)
-        ]
+        answered += _entry_keys(page.records, namespace)
         if page.next_cursor is None:
             break
-        ctx.require(
-            page.next_cursor not in seen,
-            call,
-            "a cursor never issued before",
-            f"the cursor {page.next_cursor!r} again",
-        )
-        seen.add(page.next_cursor)
-        cursor = page.next_cursor
+        cursor = _fresh_cursor(ctx, call, page.next_cursor, seen)
     else:
         raise Inconclusive(ctx.check_id, call, f"the export did not end within {MAX_PAGES} pages")
     wrong = read.judge(answered)
@@ -520,3 +507,71 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
         sorted(entry_ref(ctx, namespace, key) for key in order),
         "exactly the entries held after the writes",
     )
+    _export_while_shrinking(provider, ctx, namespace, order)
+
+
+def _entry_keys(records: list[ExportRecord], namespace: str) -> list[str]:
+    """The keys of the entry records of `namespace`, in order."""
+    keys = [
+        record.payload.get("key")
+        for record in records
+        if record.kind == ENTRY_KIND
+        and record.namespace == namespace
+        and isinstance(record.payload, dict)
+    ]
+    return [key for key in keys if isinstance(key, str)]
+
+
+def _fresh_cursor(ctx: CheckContext, call: str, cursor: str, seen: set[str]) -> str:
+    """`cursor`, noted as issued; fails when the read issued it before."""
+    ctx.require(cursor not in seen, call, "a cursor never issued before", f"{cursor!r} again")
+    seen.add(cursor)
+    return cursor
+
+
+def _export_while_shrinking(
+    provider: Any, ctx: CheckContext, namespace: str, order: list[str]
+) -> None:
+    """Two exports, 7 records a page, over a store that shrinks under their cursors: the
+    first, after two pages, loses every entry it has not reached (an offset cursor then
+    sits exactly at the end of the store); the second, after one page, loses every entry
+    left (its cursor now points past the end). Each cursor was issued, so each is
+    followed: the export ends with a last page, never a refusal, and answers only
+    entries held at some moment of it."""
+    for pages_before, keep_answered in ((2, True), (1, False)):
+        read = PagedRead(before=set(order), entered=set(), left=set())
+        answered: list[str] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        what = f"export_page(..., 7), the store shrinking after page {pages_before}"
+        for page_number in range(1, MAX_PAGES + 1):
+            if page_number == pages_before + 1:
+                gone = [k for k in order if not (keep_answered and k in answered)]
+                for key in gone:
+                    provider.forget(namespace, key)
+                    order.remove(key)
+                read.left.update(gone)
+            call = f"export_page({cursor!r}, 7), {what}"
+            try:
+                page = provider.export_page(cursor, 7)
+            except DriverRaised as raised:
+                ctx.fail(
+                    call,
+                    "a page: the cursor was issued by this export, and entries forgotten since "
+                    "do not unmake it (cursors.md#writes-between-pages)",
+                    f"{type(raised.error).__name__}: {raised.error}",
+                )
+            answered += _entry_keys(page.records, namespace)
+            if page.next_cursor is None:
+                break
+            cursor = _fresh_cursor(ctx, call, page.next_cursor, seen)
+        else:
+            ended = f"the export did not end within {MAX_PAGES} pages"
+            raise Inconclusive(ctx.check_id, what, ended)
+        wrong = read.judge(answered)
+        ctx.require(
+            wrong is None,
+            f"{what}, every page",
+            "what an export may answer while the store changes (docs/contract/cursors.md)",
+            wrong,
+        )

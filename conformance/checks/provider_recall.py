@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.evidence import show
 from conformance.checks.outcome import DriverRaised
 from conformance.checks.provider_support import (
     CORE,
@@ -108,6 +109,7 @@ def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
     """Recall with `category`, `session_id`, or both, answers exactly the matching entries
     those options select; every option value has decoys differing only in case (`Alpha`,
     `SESS-1`) or as a string-prefix sibling (`alphabet`, `alph`, `sess-10`, `sess-`).
+    With `cross_session` as well, every entry of the session is still a hit.
 
     Then, in a namespace holding three core entries of one session beneath 120 daily
     entries of another session whose content is the query itself, recall with the
@@ -129,6 +131,21 @@ def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
         )
         want = named_keys(ctx, (r.key for r in rows if r.selected_by(category, session)))
         ctx.require_ids(call, keys_of(ctx, hits), want, "exactly the entries the options select")
+
+    # `cross_session` may add conversational hits of other sessions; it never narrows.
+    opts = OwnedRecallOpts(namespace=namespace, session_id="sess-1", cross_session=True)
+    hits = provider.recall("needle", 20, opts, None)
+    call = f"recall('needle', 20, namespace={namespace!r}, session_id='sess-1', cross_session=True)"
+    session_only = named_keys(ctx, (r.key for r in rows if r.selected_by(None, "sess-1")))
+    missing = sorted(set(session_only) - set(keys_of(ctx, hits)))
+    ctx.require(
+        not missing,
+        call,
+        "every entry of session 'sess-1' (cross_session adds hits, never removes them)",
+        f"missing {show(missing)}",
+    )
+    strays = sorted({hit.namespace for hit in hits} - {namespace})
+    ctx.require(not strays, call, f"hits of {namespace!r} only", f"hits of {show(strays)}")
 
     ranked = ns(ctx, "recall-outranked")
     kept = [Row(ranked, f"kept-{i}", f"needle kept in row {i}", CORE, "s-kept") for i in (1, 2, 3)]

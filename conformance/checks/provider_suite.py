@@ -5,6 +5,7 @@ from conformance.checks.provider_core import (
     assert_capability_audit,
     assert_forget_is_idempotent,
     assert_list_filters_narrow,
+    assert_provider_health,
     assert_provider_retention_probe,
     assert_store_get_round_trip,
     assert_taint_is_preserved,
@@ -12,6 +13,7 @@ from conformance.checks.provider_core import (
 )
 from conformance.checks.provider_declared import assert_declared_constraints_refuse
 from conformance.checks.provider_documents import (
+    assert_document_ids,
     assert_documents_at_volume,
     assert_documents_round_trip,
 )
@@ -45,6 +47,7 @@ __all__ = [
     "assert_awkward_content_round_trips",
     "assert_capability_audit",
     "assert_declared_constraints_refuse",
+    "assert_document_ids",
     "assert_documents_at_volume",
     "assert_documents_round_trip",
     "assert_export_covers_every_record",
@@ -56,6 +59,7 @@ __all__ = [
     "assert_namespace_none_semantics",
     "assert_namespaces_are_isolated",
     "assert_namespaces_preserve_their_section",
+    "assert_provider_health",
     "assert_provider_retention_probe",
     "assert_recall_filters_narrow",
     "assert_recall_honours_min_score",

@@ -131,6 +131,10 @@ class DocumentsDifferential(Differential):
         self.doc_oracle = self._document_oracle(oracle)
         self.doc_ids: dict[Address, str] = {}
         """The driver's id of every document it holds, as the oracle sees them."""
+        self.doc_freed: dict[str, builtins.list[tuple[str, str]]] = {}
+        """Per namespace, `(key, driver id)` of its documents since deleted or cleared:
+        ids free to give again, keys to put again (a store deriving ids from keys meets
+        a freed id, given to another key, when it makes one for its old key)."""
         self.doc_accepted: dict[Address, str] = {}
         """Every document the driver accepted, with its last id: where teardown clears."""
         self.doc_spaces: set[str] = set()
@@ -185,6 +189,12 @@ class DocumentsDifferential(Differential):
         """The keys the namespace of `spec` holds."""
         return [key for key, _ in self.held_documents(self.doc_namespace(spec))]
 
+    def gone_document_keys(self, spec: str) -> builtins.list[str]:
+        """The keys the namespace of `spec` held once and holds no more."""
+        namespace = self.doc_namespace(spec)
+        held = set(self.held_document_keys(spec))
+        return sorted({key for key, _ in self.doc_freed.get(namespace, [])} - held)
+
     def prefix_document_specs(self) -> builtins.list[str]:
         """Specs of the namespaces that are a string prefix of another namespace holding
         documents (`~/a` beside `~/ab`): where a read matching namespaces by prefix shows."""
@@ -206,6 +216,10 @@ class DocumentsDifferential(Differential):
     def holding_document_specs(self) -> builtins.list[str]:
         """Specs of the namespaces holding documents."""
         return sorted({self.doc_specs[namespace] for namespace, _ in self.doc_ids})
+
+    def freeing_document_specs(self) -> builtins.list[str]:
+        """Specs of the namespaces with ids freed by a delete or a clear."""
+        return sorted(self.doc_specs[namespace] for namespace in self.doc_freed)
 
     def held_document_texts(self, beside: str | None = None) -> builtins.list[str]:
         """Every held document's title and content (for queries); with `beside`, a spec,
@@ -276,10 +290,14 @@ class DocumentsDifferential(Differential):
     # -- writes ---------------------------------------------------------------------
 
     def _given_id(self, spec: str, namespace: str, chosen: str | int | None) -> str | None:
-        """The explicit id a put names: none, the marked pool id `chosen`, or the id of the
-        held document number `chosen` of the namespace (perhaps the one put over)."""
+        """The explicit id a put names: none, the marked pool id `chosen`, the id of the
+        held document number `chosen` of the namespace (perhaps the one put over), or for
+        a negative `chosen`, the freed id number `-chosen - 1` of the namespace."""
         if chosen is None or isinstance(chosen, str):
             return None if chosen is None else self._pool_id(spec, chosen)
+        if chosen < 0:
+            freed = self.doc_freed.get(namespace, [])
+            return freed[(-chosen - 1) % len(freed)][1] if freed else None
         held = self.held_documents(namespace)
         return held[chosen % len(held)][1] if held else None
 
@@ -338,9 +356,10 @@ class DocumentsDifferential(Differential):
         taint: MemoryTaint,
         document_id: str | int | None,
     ) -> None:
-        """Put one document (`metadata` as JSON text; `document_id` none, a pool id, or
-        the number of a held document whose id is reused): stored as put, or `Invalid`
-        for an id naming another document; nothing else in the namespace changed."""
+        """Put one document (`metadata` as JSON text; `document_id` none, a pool id, the
+        number of a held document whose id is reused, or minus one less than the number
+        of a freed id): stored as put, or `Invalid` for an id naming another document;
+        nothing else in the namespace changed."""
         namespace = self.doc_namespace(spec)
         document = NamespaceDocumentInput(
             namespace=namespace,
@@ -369,7 +388,8 @@ class DocumentsDifferential(Differential):
         self._listing_agrees(namespace, f"<{count} put_document of bulk {salt}> into {namespace!r}")
 
     def _forgotten(self, namespace: str, key: str) -> None:
-        del self.doc_ids[(namespace, key)]
+        freed = self.doc_freed.setdefault(namespace, [])
+        freed.append((key, self.doc_ids.pop((namespace, key))))
         if self.doc_last.get(namespace) == key:
             del self.doc_last[namespace]
 

@@ -64,9 +64,10 @@ DOCUMENT_CASES = (
 of the time, near one another third), a get, list or query one time in two, a delete
 one time in six, rarely a listing of everything, the namespaces, a recall or a clear."""
 
-_DOCUMENT_ID_WAYS = (None, None, None, None, "pool", "pool", "reuse")
-"""How a put names its id: none (the driver makes one), an explicit id of the pool, or
-the id of a document the namespace holds (another's: `Invalid`)."""
+_DOCUMENT_ID_WAYS = (None, None, None, None, "pool", "pool", "reuse", "freed")
+"""How a put names its id: none (the driver makes one), an explicit id of the pool, the
+id of a document the namespace holds (another's: `Invalid`), or an id a delete or a
+clear freed (given to another key, it may be the one a store would make for its own)."""
 
 
 _DocumentFields = tuple[str, str, str, str, list[str], str, MemoryCategory, str | None, MemoryTaint]
@@ -74,9 +75,12 @@ _DocumentFields = tuple[str, str, str, str, list[str], str, MemoryCategory, str 
 session and taint."""
 
 
-def _key_near(held: list[str], pick: int, how: str, drawn: str) -> str:
+def _key_near(held: list[str], gone: list[str], pick: int, how: str, drawn: str) -> str:
     """A key held (`held`), one held cut short by its last character (`cut`: `k1` for
-    `k10`, absent or not, its sibling present), or `drawn`."""
+    `k10`, absent or not, its sibling present), one held once and deleted since (`gone`:
+    a tombstone, or an id made from it, may still be in the store's way), or `drawn`."""
+    if how == "gone" and gone:
+        return gone[pick % len(gone)]
     if not held or how == "drawn":
         return drawn
     key = held[pick % len(held)]
@@ -127,7 +131,7 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
         cfg.session_ids,
         taints(),
     )
-    hows = st.sampled_from(("held", "cut", "drawn"))
+    hows = st.sampled_from(("held", "cut", "drawn", "gone"))
     keys = cfg.keys if cfg.keys is not None else near_miss_keys()
     edges = ["unsourced", "malformed", "invalid_namespace", "declarations"]
     if cfg.portability:
@@ -399,7 +403,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                     spec = holding[pick % len(holding)]
                 if case == "get":
                     held = self.d.held_document_keys(spec)
-                    key = _key_near(held, pick, data.draw(hows), data.draw(keys))
+                    gone = self.d.gone_document_keys(spec)
+                    key = _key_near(held, gone, pick, data.draw(hows), data.draw(keys))
                     self.d.get_document(spec, key)
                 elif case in ("list", "list_all"):
                     self.d.list_documents(spec if case == "list" else None)
@@ -426,12 +431,16 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                 bundle; a reused id goes where documents are held, so it names another's."""
                 id_way = data.draw(st.sampled_from(_DOCUMENT_ID_WAYS))
                 holding = self.d.holding_document_specs()
+                freeing = self.d.freeing_document_specs()
                 if id_way == "reuse" and holding:
                     spec = holding[pick % len(holding)]
+                elif id_way == "freed" and freeing:
+                    spec = freeing[pick % len(freeing)]
                 else:
                     spec = data.draw(st.one_of(st.none(), document_specs)) or spec
                 held = self.d.held_document_keys(spec)
-                key = _key_near(held, pick, data.draw(hows), data.draw(keys))
+                gone = self.d.gone_document_keys(spec)
+                key = _key_near(held, gone, pick, data.draw(hows), data.draw(keys))
                 fields: _DocumentFields = data.draw(put_fields)
                 # A reused id is the next held document's: another's when two are held.
                 chosen: str | int | None = None
@@ -439,6 +448,8 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                     chosen = data.draw(st.sampled_from(pools.DOCUMENT_IDS))
                 elif id_way == "reuse":
                     chosen = pick + 1
+                elif id_way == "freed":
+                    chosen = -(pick + 1)
                 self.d.put_document(spec, key, *fields, chosen)
 
         @invariant()

@@ -77,15 +77,32 @@ class SessionFilter:
         return " AND d.session_id = ?", [self.session_id]
 
 
-def document_id_for(logical: str, key: str) -> str:
-    """The id a new row gets when none is given: stable for its `(logical namespace, key)`.
+def document_id_for(logical: str, key: str, attempt: int = 1) -> str:
+    """The id a new row gets when none is given: stable for its `(logical namespace, key)`;
+    `attempt` 2, 3, ... when a caller gave the first to another row.
 
     Hashed with a tag, so it never equals an id derived by schema version 3 from an
     address (`[address, key]`): a row that layout wrote under `a.b` keeps its id when
     `a_b`, whose address is the same, is written beside it.
     """
-    digest = hashlib.sha256(json.dumps(["logical", logical, key]).encode()).hexdigest()
+    tagged: list[object] = ["logical", logical, key]
+    if attempt > 1:
+        tagged.append(attempt)
+    digest = hashlib.sha256(json.dumps(tagged).encode()).hexdigest()
     return "doc_" + digest[:24]
+
+
+def _unused_document_id(conn: sqlite3.Connection, logical: str, key: str) -> str:
+    """The first `document_id_for(logical, key, attempt)` no other row has."""
+    attempt = 1
+    while True:
+        candidate = document_id_for(logical, key, attempt)
+        holder = conn.execute(
+            "SELECT logical_namespace, key FROM memory_docs WHERE document_id = ?", (candidate,)
+        ).fetchone()
+        if holder is None or tuple(holder) == (logical, key):
+            return candidate
+        attempt += 1
 
 
 class Reader:
@@ -297,8 +314,7 @@ class SqliteStore:
         now = time.time()
         path = self._mirror.path(draft.physical, draft.logical, draft.key)
         relative = self._mirror.relative(path)
-        params = (
-            draft.document_id or document_id_for(draft.logical, draft.key),
+        fields = (
             draft.physical,
             draft.logical,
             draft.key,
@@ -317,6 +333,8 @@ class SqliteStore:
         )
         with self._writer() as (conn, reader):
             before = _files(conn, "logical_namespace = ? AND key = ?", (draft.logical, draft.key))
+            document_id = draft.document_id or _unused_document_id(conn, draft.logical, draft.key)
+            params = (document_id, *fields)
             try:
                 conn.execute(
                     "INSERT INTO memory_docs (document_id, namespace, logical_namespace, key, "

@@ -21,6 +21,7 @@ from conformance.provider import (
     MemoryCategory,
     MemoryDocuments,
     MemoryEntry,
+    MemoryHealth,
     MemoryTaint,
     NamespaceSummary,
     OwnedRecallOpts,
@@ -1164,6 +1165,55 @@ class ExportCursorLostWithItsRow(ReferenceProvider):
         return page.model_copy(update={"next_cursor": f"{last.namespace}|{key}"})
 
 
+class ExportRefusesCursorPastTheEnd(ReferenceProvider):
+    """The export cursor is an offset checked against the rows held now: once the store
+    shrinks below it, the cursor it issued is refused as unknown."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        if cursor is not None and cursor.isdigit() and int(cursor) > len(self._sorted_rows()):
+            raise Invalid(f"unknown export cursor: {cursor}")
+        return super().export_page(cursor, limit)
+
+
+class ProviderDown(ReferenceProvider):
+    """health is down."""
+
+    def health(self) -> MemoryHealth:
+        return MemoryHealth.down("broken on purpose")
+
+
+class ProviderHealthRaises(ReferenceProvider):
+    """health raises instead of answering."""
+
+    def health(self) -> MemoryHealth:
+        raise Backend("the health endpoint crashed")
+
+
+class HealthReasonQuotesContent(ReferenceProvider):
+    """Once anything is held, health is degraded with a reason quoting the latest write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._latest: str | None = None
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        self._latest = content
+        super().store(namespace, key, content, category, session_id, taint)
+
+    def health(self) -> MemoryHealth:
+        if self._latest is None:
+            return MemoryHealth.ready()
+        return MemoryHealth.degraded(f"slow since writing {self._latest!r}")
+
+
 # Each broken provider and the check that exists to catch it.
 class _ClearsPrefix(ReferenceDocuments):
     def clear_namespace(self, namespace: str) -> None:
@@ -1215,13 +1265,52 @@ class DocumentClearReachesPrefix(ReferenceProvider):
         self._documents = _ClearsPrefix()
 
 
+class _IdFromKey(ReferenceDocuments):
+    def _fresh_id(self, namespace: str, key: str) -> str:
+        # The reference before it stepped past a taken id: `put_document` then refuses.
+        return f"{namespace}::{key}"
+
+
+class _DeleteIgnoresIdCase(ReferenceDocuments):
+    def delete_document(self, namespace: str, document_id: str) -> JsonValue:
+        # `WHERE document_id = ?` under a case-insensitive collation.
+        held = [d for d in self._sorted() if d.namespace == namespace]
+        twins = [d.document_id for d in held if d.document_id.casefold() == document_id.casefold()]
+        for twin in twins:
+            super().delete_document(namespace, twin)
+        return {"deleted": bool(twins), "namespace": namespace, "documentId": document_id}
+
+
+class DocumentIdFromKey(ReferenceProvider):
+    """A put without an id gets `<namespace>::<key>`, refused when a caller gave that id
+    (freed by a delete) to another document."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._documents = _IdFromKey()
+
+
+class DocumentDeleteIgnoresIdCase(ReferenceProvider):
+    """`delete_document` matches ids case-insensitively, taking an id's case twin too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._documents = _DeleteIgnoresIdCase()
+
+
 BROKEN_PROVIDERS: dict[type[Any], str] = {
+    ProviderDown: "provider.health",
+    ProviderHealthRaises: "provider.health",
+    HealthReasonQuotesContent: "provider.health",
+    DocumentIdFromKey: "provider.document_ids",
+    DocumentDeleteIgnoresIdCase: "provider.document_ids",
     ImportFailsTheBatchForOneRecord: "provider.import_takes_records_written_elsewhere",
     DocumentRowsWithoutTaint: "provider.documents_round_trip",
     ImportNeedsItsOwnRecordIds: "provider.import_takes_records_written_elsewhere",
     ImportFillsMissingContent: "provider.import_takes_records_written_elsewhere",
     ExportRestartsAfterAWrite: "provider.export_during_writes",
     ExportCursorLostWithItsRow: "provider.export_during_writes",
+    ExportRefusesCursorPastTheEnd: "provider.export_during_writes",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
     DocumentQueryRefusesLimitZero: "provider.documents_at_volume",
     RecallRefusesLimitZero: "provider.recall_respects_limit_and_namespace",

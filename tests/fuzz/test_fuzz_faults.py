@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.fuzz import ENGINE_TARGET, PROVIDER_TARGET, FuzzFailure, run_fuzz
-from tests.checks import broken_engines
+from tests.checks import broken_engines, broken_providers
 from tests.fuzz import deep_faults, document_faults, engine_faults, provider_faults
 from tests.fuzz.helpers import run_pytest, with_driver
 
@@ -30,6 +30,7 @@ FAULTS: dict[str, list[type]] = {
         deep_faults.RefusesWithBackend,
         *provider_faults.ISSUE_13_PROVIDER_FAULTS,
         *document_faults.DOCUMENT_FAULTS,
+        broken_providers.DocumentIdFromKey,
     ],
 }
 CASES = [(target, fault) for target, faults in FAULTS.items() for fault in faults]
