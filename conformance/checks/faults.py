@@ -239,6 +239,12 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.capability_audit": (
         Fault("AdvertisesDocuments", "advertises documents, but offers no documents family"),
     ),
+    "provider.recall_takes_any_query": (
+        Fault(
+            "RecallPassesQueryToSearchSyntax",
+            "recall hands the query to a search syntax unescaped: quotes and operators fail",
+        ),
+    ),
     "provider.health": (
         Fault("ProviderDown", "health answers down"),
         Fault("ProviderHealthRaises", "health raises instead of answering"),
@@ -324,6 +330,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),
         Fault("ExportCursorRepeats", "answers every page with the same cursor"),
         Fault("AcceptsForeignCursor", "answers a cursor it never issued with an empty last page"),
+        Fault("ExportTakesLimitZero", "a limit of 0 answers an empty last page, not Invalid"),
     ),
     "provider.export_import_round_trip": (
         Fault("ImportDropsTaint", "imports every record as internal"),

@@ -4,6 +4,7 @@ page size, and an export imports back intact."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -108,7 +109,8 @@ def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
     clause=("cursors.md#export-paging, cursors.md#cursor-end, cursors.md#cursor-unknown"),
 )
 def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
-    """An empty first page ends the export; paging ends; a foreign cursor is `Invalid`."""
+    """An empty first page ends the export; paging ends; a foreign cursor is `Invalid`, and
+    so is a `limit` of 0 or below (an empty page for it reads as an empty store)."""
     first = provider.export_page(None, 8)
     if not first.records:
         ctx.require(
@@ -124,6 +126,13 @@ def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
         Invalid,
         "Invalid (a cursor the driver did not issue)",
     )
+    for limit in (0, -1):
+        ctx.refused(
+            f"export_page(None, {limit})",
+            partial(provider.export_page, None, limit),
+            Invalid,
+            "Invalid (a limit of 0 or below: cursors.md#export-paging)",
+        )
 
 
 def _exported_rows(ctx: CheckContext) -> list[Row]:

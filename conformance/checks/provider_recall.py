@@ -244,3 +244,55 @@ def assert_recall_respects_source_scope(provider: Any, ctx: CheckContext) -> Non
         "[] (an empty allow list denies source-attributed content)",
         ctx.named(keys_of(ctx, denied)),
     )
+
+
+AWKWARD_QUERIES = (
+    'say "hello" to the world',
+    "it's half past o'clock",
+    "fifty% off_the sale",
+    "c:\\temp\\report name",
+    "wild* cards? here",
+    "(alpha OR beta) AND NOT gamma",
+    "NEAR(one two) three",
+    "title:value pairs",
+    "-minus +plus signs",
+    "x'; DROP TABLE memory; --",
+    "{braces} [brackets] ^caret $dollar",
+    "café naïve façade",
+)
+"""Queries holding the syntax of search engines and SQL (quotes, operators, wildcards,
+column filters, an injection), each also the content of one entry."""
+
+
+@check(
+    "provider.recall_takes_any_query",
+    title="Recall takes a query holding search or SQL syntax as text, and finds the entry "
+    "that holds it",
+    clause="provider-families.md#recall",
+    storage=True,
+)
+def assert_recall_takes_any_query(provider: Any, ctx: CheckContext) -> None:
+    """Twelve entries whose content is a query full of search-engine and SQL syntax
+    (`"`, `'`, `%`, `_`, `\\`, `*`, `?`, `OR`/`AND`/`NOT`, `NEAR(...)`, `col:value`,
+    `-`/`+`, an injection, accents), beside a decoy: recall of each query answers
+    without error, and the entry holding it exactly is a hit (a store passing the
+    query to its search syntax unescaped fails or finds nothing)."""
+    namespace = ns(ctx, "recall-syntax")
+    rows = [Row(namespace, f"q{n:02d}", query) for n, query in enumerate(AWKWARD_QUERIES)]
+    put_rows(provider, ctx, [*rows, Row(namespace, "decoy", "nothing of the sort")])
+    for row in rows:
+        call = f"recall({row.content!r}, 10, namespace={namespace!r})"
+        try:
+            hits = provider.recall(row.content, 10, OwnedRecallOpts(namespace=namespace), None)
+        except DriverRaised as raised:
+            ctx.fail(
+                call,
+                "hits: a query is text, whatever syntax it holds",
+                f"{type(raised.error).__name__}: {raised.error}",
+            )
+        ctx.require(
+            row.key in keys_of(ctx, hits),
+            call,
+            f"{row.key}, whose content is the query itself, among the hits",
+            show(keys_of(ctx, hits)),
+        )

@@ -32,6 +32,7 @@ from conformance.checks.provider_recall import (
     assert_recall_filters_narrow,
     assert_recall_respects_limit_and_namespace,
     assert_recall_respects_source_scope,
+    assert_recall_takes_any_query,
 )
 from conformance.checks.provider_sections import (
     assert_namespaces_preserve_their_section,
@@ -66,6 +67,7 @@ __all__ = [
     "assert_recall_ranks_best_first",
     "assert_recall_respects_limit_and_namespace",
     "assert_recall_respects_source_scope",
+    "assert_recall_takes_any_query",
     "assert_section_writes_are_enumerable",
     "assert_store_get_round_trip",
     "assert_taint_is_preserved",

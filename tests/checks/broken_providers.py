@@ -1214,6 +1214,32 @@ class HealthReasonQuotesContent(ReferenceProvider):
         return MemoryHealth.degraded(f"slow since writing {self._latest!r}")
 
 
+class ExportTakesLimitZero(ReferenceProvider):
+    """`export_page` with a limit of 0 answers an empty last page (it reads as an empty
+    store) instead of refusing it."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        if limit == 0:
+            return ExportPage(records=[], next_cursor=None)
+        return super().export_page(cursor, limit)
+
+
+class RecallPassesQueryToSearchSyntax(ReferenceProvider):
+    """Recall hands the query to a search syntax unescaped: a double quote or a bare
+    operator is a syntax error there."""
+
+    def recall(
+        self,
+        query: str,
+        limit: int,
+        opts: OwnedRecallOpts,
+        scope: SourceScope | None = None,
+    ) -> builtins.list[MemoryEntry]:
+        if query.count('"') % 2 or re.search(r"\b(AND|OR|NOT|NEAR)\b|[()*:]", query):
+            raise Backend(f"fts5: syntax error near {query!r}")
+        return super().recall(query, limit, opts, scope)
+
+
 # Each broken provider and the check that exists to catch it.
 class _ClearsPrefix(ReferenceDocuments):
     def clear_namespace(self, namespace: str) -> None:
@@ -1300,6 +1326,8 @@ class DocumentDeleteIgnoresIdCase(ReferenceProvider):
 
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     ProviderDown: "provider.health",
+    RecallPassesQueryToSearchSyntax: "provider.recall_takes_any_query",
+    ExportTakesLimitZero: "provider.export_cursor_terminates",
     ProviderHealthRaises: "provider.health",
     HealthReasonQuotesContent: "provider.health",
     DocumentIdFromKey: "provider.document_ids",

@@ -119,6 +119,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.recall_ranks_best_first": (*ENTRIES, *RANKING),
     "provider.recall_honours_min_score": (*ENTRIES, *RANKING),
     "provider.recall_respects_limit_and_namespace": (*ENTRIES, *RANKING),
+    "provider.recall_takes_any_query": (*ENTRIES, *RANKING),
     "provider.recall_filters_narrow": (*ENTRIES, *RANKING),
     "provider.namespace_none_semantics": (*ENTRIES, *RANKING),
     "provider.recall_respects_source_scope": (
