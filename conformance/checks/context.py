@@ -157,6 +157,9 @@ class CheckContext:
         made without declaring them: accepted, and listed in the report."""
         self.labels: dict[str, str] = {}
         """Names the check gave the ids it holds (`p11`), used by every message."""
+        self.written_by: dict[str, str] = {}
+        """The batch call that wrote each id (and label) it answered for (`store_many(p1–p25)`),
+        named when the engine turns out not to hold one."""
         self._expecting_refusal = 0
         self._cleanups: list[tuple[str, Callable[[], object]]] = []
         self.redactor = self.settings.redactor()

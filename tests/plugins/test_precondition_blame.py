@@ -95,7 +95,11 @@ def test_a_fault_no_owner_fails_on_is_not_blamed_on_one_that_passed(
     paging = checks["engine.list_paging"]
     assert paging.outcome == "inconclusive"
     assert "see engine.store_many" not in paging.reason
-    assert "precondition failed: holding all 25 items a batch stored" in paging.reason
+    # The call that lost the item, and the probe that found it lost.
+    assert "at store(p25) again, after a read missed it: precondition failed: holding all 25 " in (
+        paging.reason
+    )
+    assert "(store_many(p1–p25) answered a receipt for p25)" in paging.reason
     assert paging.reason.endswith(
         "(no check testing this operation failed: engine.store_many passed)"
     )
