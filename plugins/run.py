@@ -432,16 +432,13 @@ class KitRun:
             except FuzzFailure as failure:
                 # Its text carries the shrunk program, the seed and the regression test.
                 entry.outcome, entry.reason, report = "failed", str(failure), failure.report
+                self._trace(entry, failure.failure, failure)
             except FuzzInconclusive as stop:
                 entry.outcome, entry.reason, report = "inconclusive", str(stop), stop.report
             except (ConformanceFailure, Inconclusive) as failure:
                 entry.outcome = "inconclusive" if isinstance(failure, Inconclusive) else "failed"
                 entry.reason = str(failure)
-                error = driver_error(failure)
-                if error is not None:
-                    entry.trace = driver_trace(error, self.redactor.text)
-                    if entry.trace is not None:
-                        self.full_traces[target.id] = full_trace(error, self.redactor.text)
+                self._trace(entry, failure)
             except BaseException as exc:
                 if from_user(exc):
                     raise
@@ -464,6 +461,17 @@ class KitRun:
             waived = self._waive(target.id, CheckResult(target.id, entry.outcome, entry.reason))
             entry.outcome, entry.reason = waived.outcome, waived.reason
         return entry, replay
+
+    def _trace(self, entry: CheckEntry, *endings: BaseException) -> None:
+        """Where the driver raised the exception the first of `endings` that came from one
+        came from, on `entry` (its whole traceback kept for `--full-trace`)."""
+        for ending in endings:
+            error = driver_error(ending)
+            trace = None if error is None else driver_trace(error, self.redactor.text)
+            if error is not None and trace is not None:
+                entry.trace = trace
+                self.full_traces[entry.id] = full_trace(error, self.redactor.text)
+                return
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""

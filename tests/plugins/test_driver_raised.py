@@ -117,3 +117,47 @@ def test_the_reports_carry_the_trace_and_the_call_in_full(pytester: pytest.Pytes
     )
     assert "```text\nTraceback (most recent call last):" in section
     assert 'faulty.py", line' in section and "return row.category()" in section
+
+
+FUZZED = """
+from reference_driver.provider import ReferenceProvider
+
+
+class ThirdListRaises(ReferenceProvider):
+    def __init__(self):
+        super().__init__()
+        self.lists = 0
+
+    def list(self, namespace, category, session_id):
+        self.lists += 1
+        if self.lists == 3:
+            return self.page_of(namespace)
+        return super().list(namespace, category, session_id)
+
+    def page_of(self, namespace):
+        return namespace.rows  # the bug: a namespace (a str, or None) has no rows
+"""
+
+
+def test_a_fuzz_failure_from_the_drivers_exception_shows_where(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(fuzzed=FUZZED)
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "--driver=fuzzed:ThirdListRaises",
+        "--profile=provider",
+        "--fuzz",
+        "--fuzz-examples=5",
+        "--fuzz-seed=1",
+        "--fuzz-repro-dir=repro",
+        "-k",
+        "fuzz",
+        "--conformance-report=r.json",
+    )
+    trace = result.stdout.str().split("where the driver raised it:\n", 1)[1]
+    assert frames(trace)[-2:] == ["fuzzed.py:list", "fuzzed.py:page_of"]
+    entry = Report.model_validate_json((pytester.path / "r.json").read_text()).checks[0]
+    assert entry.id == "fuzz.provider.differential"
+    assert entry.trace is not None
+    assert entry.trace.endswith(" object has no attribute 'rows'\n")
