@@ -51,6 +51,17 @@ class Repeats(BaseModel):
         return f"{self.runs} runs"
 
 
+class Precondition(BaseModel):
+    """Why a check could not reach a verdict: a call it relied on went wrong, an operation
+    other checks test (the call is in the reason)."""
+
+    owners: list[str]
+    """The checks testing that operation."""
+    failed: list[str] = Field(default_factory=list)
+    """Those of `owners` that failed (or were waived) in this run: they report the fault.
+    Empty when none did: the fault shows only in the checks relying on the operation."""
+
+
 class CheckEntry(BaseModel):
     """One check's verdict in the report."""
 
@@ -71,6 +82,17 @@ class CheckEntry(BaseModel):
     optional: bool = False
     repeats: Repeats | None = None
     """Set when the check ran more than once (`--conformance-repeat`)."""
+    trace: str | None = None
+    """Where the driver raised the exception the outcome came from: its traceback from
+    the driver's first frame on (the kit's calling frames trimmed, credentials
+    redacted). Absent when the outcome came from no exception of the driver's, or from
+    one a driver process sent over the driver protocol (it has no frames here)."""
+    precondition: Precondition | None = None
+    """Set when the check is inconclusive (or waived) because a call it relied on went
+    wrong."""
+    waived_by: str | None = None
+    """The check whose waiver covers this outcome, when that is not this check: its fault
+    left this check inconclusive."""
 
     def shown_outcome(self) -> str:
         """The outcome with its repeat count when it ran more than once."""
@@ -284,7 +306,22 @@ def to_markdown(report: Report) -> str:
         lines.append(
             f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason)} | {c.calls} | {c.retries} |"
         )
+    lines += trace_lines(report)
     return "\n".join(lines) + "\n"
+
+
+def trace_lines(report: Report) -> list[str]:
+    """The Markdown of where the driver raised, for each check whose outcome came from an
+    exception of the driver's: its reason in full (the call with it), then the trace."""
+    traced = [c for c in report.checks if c.trace]
+    if not traced:
+        return []
+    lines = ["", "### Where the driver raised"]
+    for c in traced:
+        trace = (c.trace or "").rstrip("\n").replace("```", "` ` `")
+        reason = c.reason.replace("\n", " ")
+        lines += ["", f"`{c.id}` {c.shown_outcome()}: {reason}", "", "```text", trace, "```"]
+    return lines
 
 
 def level_cell(info: ProfileInfo) -> str:

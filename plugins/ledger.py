@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import conformance
+from conformance.checks.blame import base_outcomes, blame, failed_owners
 from conformance.checks.catalogue import CATALOGUE, all_checks
 from conformance.checks.outcome import RETAINS_NOTHING, not_applicable
 from conformance.constraints import describe_named
@@ -72,6 +73,26 @@ def entry_for(item_id: str, outcome: OutcomeName, reason: str) -> CheckEntry | N
         clause=clause,
         optional=optional,
     )
+
+
+def with_blame(entries: dict[str, CheckEntry]) -> dict[str, CheckEntry]:
+    """`entries`, each left inconclusive (or waived) by a failed precondition saying which
+    check testing that operation failed on it, if one did (`conformance.checks.blame`):
+    known only now that every check ran, whichever process ran it."""
+    outcomes = base_outcomes({item_id: e.outcome for item_id, e in entries.items()})
+    shown: dict[str, CheckEntry] = {}
+    for item_id, entry in entries.items():
+        relied = entry.precondition
+        if relied is not None:
+            failed = failed_owners(relied.owners, outcomes)
+            entry = entry.model_copy(
+                update={
+                    "reason": f"{entry.reason} {blame(relied.owners, outcomes)}",
+                    "precondition": relied.model_copy(update={"failed": failed}),
+                }
+            )
+        shown[item_id] = entry
+    return shown
 
 
 @dataclass
@@ -178,6 +199,7 @@ class Ledger:
             missing = entry_for(item_id, "not run", "selected, but never ran")
             if item_id not in entries and missing is not None:
                 entries[item_id] = missing
+        entries = with_blame(entries)
         ordered = sorted(
             entries.values(), key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
         )

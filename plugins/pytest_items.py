@@ -57,6 +57,25 @@ def _failure_text(header: str, reason: str, replay: str, check_id: str) -> str:
     return f"{header}\n{reason}\n\nreplay: {replay}\n{explain_line(check_id)}"
 
 
+def trace_text(config: pytest.Config, entry: CheckEntry, full: str | None) -> str:
+    """Where the driver raised the exception a failure came from, as `--tb` asks: its own
+    frames (`auto`, `long`, `native`), the innermost one (`short`), none (`line`, `no`);
+    with `--full-trace`, every frame, the kit's included (`full`)."""
+    if entry.trace is None:
+        return ""
+    style = config.getoption("tbstyle", "auto")
+    if style in ("line", "no"):
+        return ""
+    trace = entry.trace
+    if config.getoption("fulltrace", False) and full is not None:
+        trace = full
+    elif style == "short":
+        lines = trace.rstrip("\n").splitlines()
+        last = max(i for i, line in enumerate(lines) if line.startswith('  File "'))
+        trace = "\n".join([lines[0], *lines[last:]])
+    return f"\n\nwhere the driver raised it:\n{trace.rstrip()}"
+
+
 class CheckItem(pytest.Item):
     """One catalogued check run against the driver."""
 
@@ -72,7 +91,9 @@ class CheckItem(pytest.Item):
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{entry.id} ({self.check.clause})"
-            raise CheckFailed(_failure_text(header, entry.reason, replay, self.check.id))
+            text = _failure_text(header, entry.reason, replay, self.check.id)
+            full = run.full_traces.get(entry.id)
+            raise CheckFailed(text + trace_text(self.config, entry, full))
         _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -98,7 +119,9 @@ class FuzzItem(pytest.Item):
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{self.target.id} ({self.target.clause})"
-            raise CheckFailed(_failure_text(header, entry.reason, replay, self.target.id))
+            text = _failure_text(header, entry.reason, replay, self.target.id)
+            full = run.full_traces.get(entry.id)
+            raise CheckFailed(text + trace_text(self.config, entry, full))
         _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -347,6 +370,11 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     for entry in report.checks:
         if entry.outcome == "inconclusive":
             lines.append(f"  inconclusive {entry.id}: {entry.reason}")
+        elif entry.outcome == "waived" and entry.waived_by is not None:
+            lines.append(
+                f"  waived {entry.id}: by the waiver for {entry.waived_by}, whose fault left "
+                f"it inconclusive"
+            )
         elif entry.outcome == "skipped" and not_applicable(entry.reason):
             lines.append(f"  {entry.id}: {entry.reason}")
         elif entry.repeats is not None and entry.outcome in ("failed", "waived"):

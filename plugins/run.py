@@ -24,6 +24,7 @@ from conformance.checks.outcome import (
 )
 from conformance.checks.runner import retention
 from conformance.checks.seeds import derive_seed, seeded_nonces
+from conformance.checks.traces import driver_error, driver_trace, full_trace
 from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
 from conformance.fuzz.runner import (
     FUZZ_TARGETS,
@@ -36,7 +37,7 @@ from conformance.fuzz.runner import (
 )
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
-from conformance.report import CheckEntry, Repeats
+from conformance.report import CheckEntry, Precondition, Repeats
 from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.registry import resolve_driver
 from plugins.replay import replay_command
@@ -89,6 +90,9 @@ class KitRun:
     abandoned: HungCall | None = None
     """Set when a driver call could not be interrupted and the run was given up: the
     driver is never called again."""
+    full_traces: dict[str, str] = field(default_factory=dict)
+    """By item id: the whole traceback (kit frames too) of the driver's exception an
+    outcome of this process came from, for `--full-trace`."""
     _retains: dict[str, bool] = field(default_factory=dict)
     _facts_read: bool = False
     _closed: bool = False
@@ -334,7 +338,12 @@ class KitRun:
             clause=chk.clause,
             optional=chk.needs is not None,
             repeats=repeats,
+            trace=result.trace,
+            precondition=Precondition(owners=result.owners) if result.owners else None,
+            waived_by=result.waived_by,
         )
+        if result.full_trace is not None:
+            self.full_traces[result.id] = result.full_trace
         replay_seed = repeats.failed_seeds[0] if repeats and repeats.failed_seeds else self.seed
         return entry, self.replay(result.id, replay_seed)
 
@@ -343,9 +352,13 @@ class KitRun:
         return replay_command(self.settings, item_id, seed, fuzz=fuzz)
 
     def _waive(self, check_id: str, result: CheckResult) -> CheckResult:
+        """Apply the waiver of `check_id` (a check or a fuzz target): a failure or an
+        inconclusive outcome is waived, a pass fails (waivers are strict), an expired
+        waiver fails the item. Without one of its own, an item left inconclusive by a
+        precondition is waived by a waiver of a check owning that operation."""
         waiver = self.waivers.get(check_id)
         if waiver is None:
-            return result
+            return self._waive_dependent(result)
         where = f"waiver for `{check_id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
             result.reason = (
@@ -353,15 +366,34 @@ class KitRun:
                 f"The check {result.outcome}: {result.reason}"
             ).strip()
             result.outcome = "failed"
-        elif result.outcome == "failed":
+        elif result.outcome in ("failed", "inconclusive"):
+            ended = "Failure" if result.outcome == "failed" else "Inconclusive"
             result.outcome = "waived"
-            result.reason = f"{where}: {waiver.reason}. Failure: {result.reason}"
+            result.reason = f"{where}: {waiver.reason}. {ended}: {result.reason}"
         elif result.outcome == "passed":
             result.outcome = "failed"
             result.reason = (
                 f"unexpected pass: the check is waived by the {where}, but "
                 f"passed; remove the waiver (waivers are strict)"
             )
+        return result
+
+    def _waive_dependent(self, result: CheckResult) -> CheckResult:
+        # The fault a waiver covers also covers what it leaves inconclusive elsewhere:
+        # the first owner of the failed precondition with a waiver in force.
+        if result.outcome != "inconclusive":
+            return result
+        for owner in result.owners:
+            waiver = self.waivers.get(owner)
+            if waiver is not None and not waiver.expired(self.today):
+                result.outcome = "waived"
+                result.waived_by = owner
+                result.reason = (
+                    f"waived by the waiver for `{owner}` ({waiver.issue}, expires "
+                    f"{waiver.expires}): {waiver.reason}; this check follows from the fault "
+                    f"it covers. Inconclusive: {result.reason}"
+                )
+                break
         return result
 
     def run_fuzz_target(self, target: FuzzTarget) -> tuple[CheckEntry, str]:
@@ -400,11 +432,13 @@ class KitRun:
             except FuzzFailure as failure:
                 # Its text carries the shrunk program, the seed and the regression test.
                 entry.outcome, entry.reason, report = "failed", str(failure), failure.report
+                self._trace(entry, failure.failure, failure)
             except FuzzInconclusive as stop:
                 entry.outcome, entry.reason, report = "inconclusive", str(stop), stop.report
             except (ConformanceFailure, Inconclusive) as failure:
                 entry.outcome = "inconclusive" if isinstance(failure, Inconclusive) else "failed"
                 entry.reason = str(failure)
+                self._trace(entry, failure)
             except BaseException as exc:
                 if from_user(exc):
                     raise
@@ -423,7 +457,21 @@ class KitRun:
             entry.named_refusals = report.stats.named_refusals
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = self.redactor.text(entry.reason)
+        if entry.outcome != "not run":  # always: the target ran
+            waived = self._waive(target.id, CheckResult(target.id, entry.outcome, entry.reason))
+            entry.outcome, entry.reason = waived.outcome, waived.reason
         return entry, replay
+
+    def _trace(self, entry: CheckEntry, *endings: BaseException) -> None:
+        """Where the driver raised the exception the first of `endings` that came from one
+        came from, on `entry` (its whole traceback kept for `--full-trace`)."""
+        for ending in endings:
+            error = driver_error(ending)
+            trace = None if error is None else driver_trace(error, self.redactor.text)
+            if error is not None and trace is not None:
+                entry.trace = trace
+                self.full_traces[entry.id] = full_trace(error, self.redactor.text)
+                return
 
     def profile_object(self, profile: str) -> Any:
         """The run's engine or provider (sync face); `ProfileNotOffered` if there is none."""
@@ -461,6 +509,9 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         call_log=first.call_log,
         refusals=[label for r in results for label in r.refusals],
         named_refusals=list(dict.fromkeys(n for r in results for n in r.named_refusals)),
+        trace=first.trace,
+        full_trace=first.full_trace,
+        owners=first.owners,
     )
     # A failure outweighs an inconclusive run: the first kind present names the result.
     hits = failed or unsure
@@ -469,6 +520,8 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         kind = " (flaky: it passed the other runs)" if repeats.flaky else ""
         seeds_text = ", ".join(str(s) for s, _ in hits)
         combined.outcome = shown.outcome
+        combined.trace, combined.full_trace = shown.trace, shown.full_trace
+        combined.owners = shown.owners
         combined.reason = (
             f"{shown.outcome} {len(hits)} of {len(results)} runs{kind}; seeds {seeds_text}. "
             f"First (seed {seed}): {shown.reason}"

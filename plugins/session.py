@@ -11,6 +11,7 @@ import pytest
 from conformance.checks.catalogue import all_checks
 from conformance.checks.seeds import new_seed
 from conformance.driver import Driver, DriverError
+from conformance.fuzz.runner import FUZZ_TARGETS
 from conformance.interrupts import InterruptWatch
 from conformance.report import redact_text, secret_values
 from plugins.ledger import Ledger
@@ -49,7 +50,9 @@ def start_run(config: pytest.Config, settings: KitSettings) -> None:
     worker = worker_id(config)
     try:
         waivers = (
-            load_waivers(settings.waivers, {c.id for c in all_checks()}) if settings.waivers else {}
+            load_waivers(settings.waivers, {c.id for c in all_checks()} | set(FUZZ_TARGETS))
+            if settings.waivers
+            else {}
         )
     except WaiverError as exc:
         raise _refuse(str(exc), settings) from exc

@@ -26,7 +26,7 @@ class WaiverError(ValueError):
 
 @dataclass(frozen=True)
 class Waiver:
-    """One waived check."""
+    """One waived check (or fuzz target)."""
 
     check_id: str
     reason: str
@@ -39,7 +39,8 @@ class Waiver:
 
 
 def load_waivers(path: Path, known_ids: Collection[str]) -> dict[str, Waiver]:
-    """Read and validate a waiver file against the catalogue's ids."""
+    """Read and validate a waiver file against `known_ids` (the catalogue's check ids
+    and the fuzz targets')."""
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -57,8 +58,8 @@ def load_waivers(path: Path, known_ids: Collection[str]) -> dict[str, Waiver]:
     for check_id, table in data.items():
         if check_id not in known_ids:
             raise WaiverError(
-                f"waiver file {path} waives `{check_id}`, which is not a check id; "
-                f"`tinymemory-conformance checks` lists them"
+                f"waiver file {path} waives `{check_id}`, which is not a check id nor a "
+                f"fuzz target; `tinymemory-conformance checks` lists the checks"
             )
         if not isinstance(table, dict):
             raise WaiverError(f"waiver `{check_id}` must be a table with reason, issue, expires")

@@ -16,8 +16,10 @@ from conformance.checks.outcome import (
     CheckSkipped,
     ConformanceFailure,
     Inconclusive,
+    PreconditionFailed,
 )
 from conformance.checks.registry import CATALOGUE, Check, CheckFunction, check
+from conformance.checks.traces import driver_error, driver_trace, full_trace
 from conformance.driver import Profile
 
 __all__ = ["CATALOGUE", "Check", "CheckFunction", "all_checks", "check", "checks_for", "run_one"]
@@ -54,15 +56,18 @@ def run_one(
     ctx = CheckContext(chk.id, settings, nonce, fetch_mode)
     started = time.perf_counter()
     outcome: Any
+    ending: BaseException | None = None
     try:
         chk.run(driver, ctx)
         outcome, reason = "passed", ""
     except CheckSkipped as skip:
         outcome, reason = "skipped", skip.reason
     except Inconclusive as inc:
-        outcome, reason = "inconclusive", ctx.abbreviate(str(inc))
+        outcome, reason, ending = "inconclusive", ctx.abbreviate(str(inc)), inc
     except ConformanceFailure as failure:
-        outcome, reason = "failed", ctx.abbreviate(str(failure))
+        outcome, reason, ending = "failed", ctx.abbreviate(str(failure)), failure
+    error = None if ending is None else driver_error(ending, ctx.last_raised)
+    trace = None if error is None else driver_trace(error, ctx.redact)
     return CheckResult(
         id=chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]",
         outcome=outcome,
@@ -73,4 +78,7 @@ def run_one(
         call_log=ctx.call_log,
         refusals=ctx.refusals,
         named_refusals=ctx.named_refusals,
+        trace=trace,
+        full_trace=None if trace is None or error is None else full_trace(error, ctx.redact),
+        owners=list(ending.owners) if isinstance(ending, PreconditionFailed) else [],
     )

@@ -88,6 +88,11 @@ def root_separator(constraints: Constraints) -> str:
     return "/" if alphabet is None or "/" in alphabet else "-"
 
 
+FULL_WIDTH = 4000
+"""How much of one argument a failure at a call that raised shows: the call in full, but
+for a batch of thousands of items."""
+
+
 def describe(value: object, width: int = 60) -> str:
     """A short, one-line rendering of a call argument for messages."""
     text = _repr_head(value, width).replace("\n", "\\n")
@@ -152,10 +157,15 @@ class CheckContext:
         made without declaring them: accepted, and listed in the report."""
         self.labels: dict[str, str] = {}
         """Names the check gave the ids it holds (`p11`), used by every message."""
+        self.written_by: dict[str, str] = {}
+        """The batch call that wrote each id (and label) it answered for (`store_many(p1–p25)`),
+        named when the engine turns out not to hold one."""
         self._expecting_refusal = 0
         self._cleanups: list[tuple[str, Callable[[], object]]] = []
         self.redactor = self.settings.redactor()
         """The run's credentials: kept out of every message this check writes."""
+        self.last_raised: BaseException | None = None
+        """The last exception a driver call raised (retried ones aside)."""
 
     # -- driver calls ---------------------------------------------------------------
 
@@ -179,6 +189,7 @@ class CheckContext:
         *,
         face: str | None = None,
         method: str | None = None,
+        full_label: Callable[[], str] | None = None,
     ) -> Any:
         """One driver call under the run's policy; its answer, or the check's verdict.
 
@@ -187,7 +198,8 @@ class CheckContext:
         a transient error (`Unavailable`) is retried with backoff and counted; any other
         exception of the driver's becomes `DriverRaised`, its message redacted. With
         `face` (`"engine"`, `"provider"`, `"documents"`) and `method`, the answer must be
-        of the type that method returns.
+        of the type that method returns. `full_label` renders the call with its arguments
+        whole, for a failure at a call that raised (`label` may shorten them).
         """
         kept_kw = kwargs or {}
         attempt = 0
@@ -225,13 +237,16 @@ class CheckContext:
                             )
                         )
                         continue
+                    self.last_raised = exc
                     raise Inconclusive(
                         self.check_id,
-                        label,
+                        full_label() if full_label is not None else label,
                         f"the driver stayed unavailable after {attempt} retries: "
                         f"{self.redact(str(exc))}",
                     ) from exc
-                raise DriverRaised(self.check_id, label, exc, self.redact) from exc
+                self.last_raised = exc
+                shown = full_label() if full_label is not None else label
+                raise DriverRaised(self.check_id, shown, exc, self.redact) from exc
             except BaseException as exc:
                 # A KeyboardInterrupt or a BaseException of its own raised by driver code
                 # ends this check, not the run; the user's Ctrl-C and the kit's own time
@@ -239,7 +254,9 @@ class CheckContext:
                 if isinstance(exc, CallExpired) or from_user(exc):
                     raise
                 self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
-                raise DriverRaised(self.check_id, label, exc, self.redact) from exc
+                self.last_raised = exc
+                shown = full_label() if full_label is not None else label
+                raise DriverRaised(self.check_id, shown, exc, self.redact) from exc
             self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
             if method is not None:
                 wrong = wrong_return(face, method, result)
@@ -376,20 +393,22 @@ class CheckContext:
             self.fail(call, what, wrong)
 
     @contextlib.contextmanager
-    def precondition(self, owner: str, what: str) -> Iterator[None]:
-        """Calls whose faults `owner` reports: a failure inside is not this check's.
+    def precondition(self, owner: str | Sequence[str], what: str) -> Iterator[None]:
+        """Calls whose faults `owner` (a check, or the checks) testing the operation
+        report: a failure inside is not this check's.
 
-        It ends the check as inconclusive ("precondition failed: ... (see owner)"), so
-        one fault is reported once, by the check that owns the operation. Inside the
-        owner itself, failures stay failures.
+        It ends the check as inconclusive ("precondition failed: ..."), so one fault is
+        reported once, by a check that owns the operation; the report names the owner
+        that failed on it, if one did. Inside an owner itself, failures stay failures.
         """
-        if owner == self.check_id:
+        owners = (owner,) if isinstance(owner, str) else tuple(owner)
+        if self.check_id in owners:
             yield
             return
         try:
             yield
         except ConformanceFailure as failure:
-            raise PreconditionFailed(self.check_id, owner, what, failure) from failure
+            raise PreconditionFailed(self.check_id, owners, what, failure) from failure
 
     # -- cleanup --------------------------------------------------------------------
 
@@ -440,7 +459,16 @@ class RecordingProxy:
         def call(*args: Any, **kwargs: Any) -> Any:
             shown = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
             label = f"{prefix}{name}({', '.join(shown)})"
-            result = ctx.call(label, attr, args, kwargs, face=face, method=name)
+
+            def full_label() -> str:
+                whole = [describe(a, FULL_WIDTH) for a in args] + [
+                    f"{k}={describe(v, FULL_WIDTH)}" for k, v in kwargs.items()
+                ]
+                return f"{prefix}{name}({', '.join(whole)})"
+
+            result = ctx.call(
+                label, attr, args, kwargs, face=face, method=name, full_label=full_label
+            )
             if name.startswith("as_") and result is not None:
                 return RecordingProxy(as_sync(result), ctx, f"{name}().", name[3:])
             return result

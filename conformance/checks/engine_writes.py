@@ -103,6 +103,7 @@ def store_batch(
                     f"{receipt!r}{taken}",
                 )
                 stored[ctx.label(receipt.id, label)] = items[label]
+                ctx.written_by[receipt.id] = ctx.written_by[label] = call
     return stored
 
 
@@ -236,7 +237,11 @@ def require_held(
         f"stored ({names})"
     )
     if writer is not None and len(missing) < len(stored):
-        with ctx.precondition(writer, f"holding all {len(stored)} items a batch stored"):
+        batch = ctx.written_by.get(missing[0])
+        what = f"holding all {len(stored)} items a batch stored"
+        if batch is not None:
+            what += f" ({batch} answered a receipt for {first})"
+        with ctx.precondition(writer, what):
             ctx.fail(call, expected, got)
     ctx.fail(call, expected, got)
 

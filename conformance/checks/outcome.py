@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -83,17 +83,19 @@ class Inconclusive(Exception):
 
 
 class PreconditionFailed(Inconclusive):
-    """A call this check relies on, whose faults another check owns, went wrong: this
-    check cannot reach a verdict, and the owner reports the fault."""
+    """A call this check relies on, whose faults other checks own, went wrong: this check
+    cannot reach a verdict. `owners` are the checks testing that operation; which of them
+    failed on it is known only once they ran (`conformance.checks.blame`)."""
 
-    def __init__(self, check_id: str, owner: str, what: str, failure: ConformanceFailure) -> None:
-        self.owner = owner
+    def __init__(
+        self, check_id: str, owners: Sequence[str], what: str, failure: ConformanceFailure
+    ) -> None:
+        self.owners = tuple(owners)
         self.failure = failure
         super().__init__(
             check_id,
             failure.call,
-            f"precondition failed: {what}: expected {failure.expected}; got {failure.got} "
-            f"(see {owner})",
+            f"precondition failed: {what}: expected {failure.expected}; got {failure.got}",
         )
 
 
@@ -112,6 +114,14 @@ class CheckResult:
     """Calls where the driver refused valid input the kit sent (as `Invalid`)."""
     named_refusals: list[str] = field(default_factory=list)
     """Refusals the contract itself names that the driver made (`constraints.NAMED_REFUSALS`)."""
+    trace: str | None = None
+    """Where the driver raised the exception the outcome came from: its own frames."""
+    full_trace: str | None = None
+    """That exception's whole traceback, the kit's frames included (`--full-trace`)."""
+    owners: list[str] = field(default_factory=list)
+    """For a failed precondition: the checks testing the operation that went wrong."""
+    waived_by: str | None = None
+    """The check whose waiver covers this outcome, when it is not this check's own."""
 
     @property
     def ok(self) -> bool:

@@ -12,9 +12,9 @@ from conformance.checks.evidence import show
 from conformance.checks.outcome import DriverRaised, Inconclusive
 from conformance.checks.provider_support import (
     CORE,
-    EXPORT_OWNER,
+    EXPORT_OWNERS,
     FORGET_OWNER,
-    LIST_OWNER,
+    LIST_OWNERS,
     Row,
     entry_ref,
     is_ours,
@@ -242,12 +242,12 @@ def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
     rows = [*_exported_rows(ctx), *_bulk_rows(ctx)]
     put_rows(provider, ctx, rows)
     call = f"export_page(…, {WIDE_PAGE}) through every page"
-    with ctx.precondition(EXPORT_OWNER, "exporting until next_cursor is None"):
+    with ctx.precondition(EXPORT_OWNERS, "exporting until next_cursor is None"):
         records = export_all(provider, ctx, WIDE_PAGE)
     ours = [r for r in records if is_ours(ctx, r.namespace)]
     want = [entry_ref(ctx, row.namespace, row.key) for row in rows]
     got = [record_ref(ctx, r) for r in ours]
-    require_relied_on(ctx, EXPORT_OWNER, call, got, want, "every entry exported once")
+    require_relied_on(ctx, EXPORT_OWNERS, call, got, want, "every entry exported once")
     namespaces = list(dict.fromkeys(row.namespace for row in rows))
     with ctx.precondition(FORGET_OWNER, "forgetting the exported entries"):
         for row in rows:
@@ -273,7 +273,7 @@ def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
 def _require_imported(provider: Any, ctx: CheckContext, call: str, rows: list[Row]) -> None:
     """After `call` (the import), the namespace of `rows` lists exactly them, each as
     exported. An entry `get` finds but the listing misses is the listing's fault
-    (`provider.list_filters_narrow` reports it)."""
+    (`provider.list_filters_narrow` or `provider.listing_holds_at_volume` reports it)."""
     namespace = rows[0].namespace
     listing = f"list({namespace!r}, None, None) after the import"
     listed = provider.list(namespace, None, None)
@@ -284,7 +284,7 @@ def _require_imported(provider: Any, ctx: CheckContext, call: str, rows: list[Ro
         found = ctx.named([entry_ref(ctx, namespace, r.key) for r in rows if r.key in by_key])
         missing = ctx.named([entry_ref(ctx, namespace, row.key) for row in absent])
         if provider.get(namespace, absent[0].key) is not None:
-            with ctx.precondition(LIST_OWNER, f"listing {len(rows)} imported entries"):
+            with ctx.precondition(LIST_OWNERS, f"listing {len(rows)} imported entries"):
                 ctx.require_ids(listing, refs(ctx, listed), wanted, "every imported entry")
         ctx.fail(
             call,

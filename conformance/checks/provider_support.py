@@ -16,11 +16,12 @@ from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 CORE = MemoryCategory.CORE
 
 # The checks that own an operation: a check that only relies on one reports its
-# failure as a precondition of the owner, so a fault is reported once.
-LIST_OWNER = "provider.list_filters_narrow"
+# failure as a precondition of the owners, so a fault is reported once. Listing and
+# export have two: one for small answers, one for answers past a store's page.
+LIST_OWNERS = ("provider.list_filters_narrow", "provider.listing_holds_at_volume")
 FORGET_OWNER = "provider.forget_is_idempotent"
 RECALL_OWNER = "provider.recall_respects_limit_and_namespace"
-EXPORT_OWNER = "provider.export_covers_every_record"
+EXPORT_OWNERS = ("provider.export_covers_every_record", "provider.export_cursor_terminates")
 
 # Rows whose every filter value has decoys differing only in case or as a string-prefix
 # sibling: the shapes a store matching with LIKE, COLLATE NOCASE or startswith lets through.
@@ -181,14 +182,14 @@ def taking_valid_input(
 
 def require_relied_on(
     ctx: CheckContext,
-    owner: str,
+    owner: str | Sequence[str],
     call: str,
     got: Sequence[str],
     want: Sequence[str],
     what: str,
 ) -> None:
     """`got` holds exactly the ids of `want`: the answer of a call this check relies on,
-    whose faults `owner` reports.
+    whose faults `owner` (a check, or the checks) reports.
 
     An answer holding none of `want` fails this check itself: with nothing to judge it
     cannot pass (a driver keeping nothing must fail every storage check forced on it).

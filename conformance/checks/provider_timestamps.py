@@ -7,7 +7,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.provider_support import (
-    LIST_OWNER,
+    LIST_OWNERS,
     RECALL_OWNER,
     Row,
     keys_of,
@@ -50,7 +50,7 @@ def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
 
     listed = provider.list(namespace, None, None)
     call = f"list({namespace!r}, None, None)"
-    require_relied_on(ctx, LIST_OWNER, call, keys_of(ctx, listed), keys, "both entries")
+    require_relied_on(ctx, LIST_OWNERS, call, keys_of(ctx, listed), keys, "both entries")
     hits = provider.recall("timestamp", 10, OwnedRecallOpts(namespace=namespace), None)
     call = f"recall('timestamp', 10, namespace={namespace!r})"
     require_relied_on(ctx, RECALL_OWNER, call, keys_of(ctx, hits), keys, "both entries")

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from conformance.bridge import as_sync
+from conformance.checks.blame import base_outcomes, blame
 from conformance.checks.catalogue import Check, checks_for, run_one
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
 from conformance.checks.outcome import (
@@ -40,7 +41,9 @@ def run_suite(
     Storage checks are skipped with the reason "driver retains nothing" when the
     retention probe finds that the driver keeps nothing. With `settings.seed` set, each
     check's nonce derives from the seed and its id, so the same seed repeats the run's
-    markers exactly; without it the run draws a nonce of its own.
+    markers exactly; without it the run draws a nonce of its own. A check left
+    inconclusive by a failed precondition names the check testing that operation that
+    failed, if one did (`conformance.checks.blame`).
     """
     target = as_sync(driver)
     wanted = set(only) if only is not None else None
@@ -71,6 +74,10 @@ def run_suite(
                 results[chk.id] = run_one(chk, target, settings, nonce)
     finally:
         watch.stop()
+    outcomes = base_outcomes({k: r.outcome for k, r in results.items()})
+    for result in results.values():
+        if result.outcome == "inconclusive" and result.owners:
+            result.reason = f"{result.reason} {blame(result.owners, outcomes)}"
     return results
 
 

@@ -206,6 +206,8 @@ class FuzzFailure(ConformanceFailure):
 
     def __init__(self, failure: ConformanceFailure, report: FuzzReport) -> None:
         super().__init__(failure.check_id, failure.call, failure.expected, failure.got)
+        self.failure = failure
+        """The failing step's own failure (a `DriverRaised` when the driver raised)."""
         self.report = report
         self.seed = report.seed
         self.program = report.program

@@ -242,7 +242,9 @@ def test_a_waiver_for_an_unknown_id_is_an_error(pytester: pytest.Pytester) -> No
     write_waivers(pytester, "provider.no_such_check", FUTURE)
     result = pytester.runpytest("--driver=reference", "--waivers=waivers.toml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*`provider.no_such_check`, which is not a check id*"])
+    result.stderr.fnmatch_lines(
+        ["*`provider.no_such_check`, which is not a check id nor a fuzz target*"]
+    )
 
 
 def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
@@ -266,6 +268,9 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "clause",
         "optional",
         "repeats",
+        "trace",
+        "precondition",
+        "waived_by",
     }
     assert {"seed", "repeat", "errors"} <= set(data)
 
