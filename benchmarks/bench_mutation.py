@@ -40,6 +40,12 @@ HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
 sys.path.insert(0, str(CHECKOUT))
 
+from benchmarks.mutation_equivalence import (  # noqa: E402 - after the checkout is on the path
+    REFUSAL_WORDS,
+    SQL_CASE,
+    automatic_reason,
+)
+
 SUBJECT = "subject_driver"
 EQUIVALENTS = CHECKOUT / "docs" / "mutation.md"
 # mutmut's exit-code classes (mutmut.stats.status_by_exit_code), the ones that matter here.
@@ -220,8 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     survivors = [n for n in left if n not in by_fuzz]
     known = equivalents()
-    equivalent = [n for n in survivors if explained(n, known) is not None]
-    unexplained = [n for n in survivors if explained(n, known) is None]
+    code = suite_dir / "mutants" / SUBJECT
+    reasons = {n: explained(n, known) or automatic_reason(code, n) for n in survivors}
+    equivalent = [n for n in survivors if reasons[n] is not None]
+    unexplained = [n for n in survivors if reasons[n] is None]
+    by_rule = Counter(reasons[n] for n in equivalent if reasons[n] in (REFUSAL_WORDS, SQL_CASE))
     no_tests = [n for n in unexplained if fuzz_codes.get(n, suite_codes[n]) in NO_TESTS_CODES]
     scored = made - len(equivalent)
 
@@ -229,7 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return f"{killed / scored:.1%}" if scored else "n/a"
 
     print(f"mutants made: {made} (mutmut {mutmut_version()}, files: {args.only or 'all'})")
-    print(f"  equivalent (docs/mutation.md): {len(equivalent)}")
+    print(
+        f"  equivalent: {len(equivalent)} (refusal words {by_rule[REFUSAL_WORDS]}, SQL case "
+        f"{by_rule[SQL_CASE]}, the table of docs/mutation.md "
+        f"{len(equivalent) - sum(by_rule.values())})"
+    )
     print(f"  scored (made - equivalent): {scored}")
     print(f"killed by the suite: {len(by_suite)} ({share(len(by_suite))})")
     if not args.no_fuzz:

@@ -27,7 +27,9 @@ from pathlib import Path
 
 __all__ = ["automatic_reason"]
 
-_MESSAGE_CALLS = frozenset({"Invalid", "Backend", "Unsupported", "_utf8"})
+_MESSAGE_CALLS = frozenset(
+    {"Invalid", "Backend", "Unsupported", "StoreUnavailable", "SchemaTooNew", "_utf8"}
+)
 _SQL = re.compile(
     r"\b(select|insert|update|delete|where|values|order by|group by|limit|from|join|"
     r"excluded|and|or|count|max)\b",
