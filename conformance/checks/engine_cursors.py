@@ -23,6 +23,7 @@ from conformance.checks.engine_writes import (
     require_missed_held,
     store_batch,
 )
+from conformance.checks.outcome import DriverRaised
 from conformance.checks.registry import check
 from conformance.engine import (
     Document,
@@ -31,6 +32,7 @@ from conformance.engine import (
     ForgetIds,
     InvalidRequest,
     ListRequest,
+    MetaFilter,
     StoreItem,
 )
 from conformance.readings import PagedRead, between_pages_victim
@@ -183,12 +185,14 @@ def assert_writes_between_pages(engine: Any, ctx: CheckContext) -> None:
     listing ends; every hit is an item held at some moment of the read; an item held
     throughout is missed at most once per item forgotten while it ran, and answered
     twice at most once per item stored while it ran (`conformance.readings.PagedRead`).
-    Then, the store holding still, one listing holds exactly what is held.
+    Then, the store holding still, one listing holds exactly what is held; and two more
+    listings are followed to their end while the store shrinks under their cursors, to
+    exactly a cursor's place and past it.
 
     Every reading of a cursor passes (a snapshot, a key to resume after, an offset into
     a listing recomputed on each page). Catches a cursor that starts over after a write
     (answering everything again), and one that loses its place when the item it names
-    is forgotten (ending the listing early).
+    is forgotten (ending the listing early), and one refused once the store shrank past it.
     """
     cleanup(engine, ctx)
     scope = run_filter(ctx)
@@ -239,3 +243,51 @@ def assert_writes_between_pages(engine: Any, ctx: CheckContext) -> None:
         wrong,
     )
     require_listed(engine, ctx, scope, held, "what is held after the writes", 50)
+    _list_while_shrinking(engine, ctx, scope, list(held))
+
+
+def _list_while_shrinking(
+    engine: Any, ctx: CheckContext, scope: MetaFilter, order: list[str]
+) -> None:
+    """Two listings, 7 items a page, over a store that shrinks under their cursors: the
+    first, after two pages, loses every item it has not reached (an offset cursor then
+    sits exactly at the end); the second, after one page, loses every item left (its
+    cursor now points past the end). Each cursor was issued, so each is followed: the
+    listing ends with a last page, never a refusal, and answers only items held at some
+    moment of it."""
+    for pages_before, keep_answered in ((2, True), (1, False)):
+        read = PagedRead(before=set(order), entered=set(), left=set())
+        answered: list[str] = []
+        cursor: str | None = None
+        what = f"list(run filter, limit 7), the store shrinking after page {pages_before}"
+        for page_number in range(1, 1_000):
+            if page_number == pages_before + 1:
+                gone = [i for i in order if not (keep_answered and i in answered)]
+                if gone:
+                    engine.forget(ForgetIds(ids=gone))
+                order[:] = [i for i in order if i not in gone]
+                read.left.update(gone)
+            call = f"list(run filter, limit 7, cursor={cursor!r}), {what}"
+            try:
+                page = engine.list(ListRequest(filter=scope, limit=7, cursor=cursor))
+            except DriverRaised as raised:
+                ctx.fail(
+                    call,
+                    "a page: the cursor was issued by this listing, and items forgotten "
+                    "since do not unmake it (cursors.md#writes-between-pages)",
+                    f"{type(raised.error).__name__}: {raised.error}",
+                )
+            answered += [hit.id for hit in page.items]
+            if page.next_cursor is None:
+                break
+            ctx.require(page.next_cursor != cursor, call, "a cursor that makes progress", page)
+            cursor = page.next_cursor
+        else:
+            ctx.fail(what, "a listing that ends", "a cursor on every one of 1,000 pages")
+        wrong = read.judge(answered)
+        ctx.require(
+            wrong is None,
+            f"{what}, every page",
+            "what a listing may answer while the store changes (docs/contract/cursors.md)",
+            wrong,
+        )

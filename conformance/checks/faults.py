@@ -47,6 +47,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "engine.writes_between_pages": (
         Fault("ListRestartsAfterAWrite", "after a write between pages the listing starts over"),
         Fault("ListCursorLostWithItsItem", "a cursor naming a forgotten item ends the listing"),
+        Fault(
+            "ListRefusesCursorPastTheEnd",
+            "refuses a cursor it issued once the store shrank to its offset",
+        ),
     ),
     "engine.cursor_progress": (
         Fault(

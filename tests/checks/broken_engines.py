@@ -1567,6 +1567,17 @@ def _empty(target: ForgetTarget) -> bool:
     return target.filter.is_empty()
 
 
+class ListRefusesCursorPastTheEnd(ReferenceEngine):
+    """The list cursor is an offset checked against the items held now: once the store
+    shrinks to it or below, the cursor it issued is refused as unknown."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        page = super().list(req)
+        if req.cursor is not None and not page.items:
+            raise InvalidRequest(f"unknown cursor `{req.cursor}`")
+        return page
+
+
 BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     IgnoreFetchFilter: "engine.fetch_filters",
     NeverReplay: "engine.replay",
@@ -1600,6 +1611,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     _ForgetFailsPast999: "engine.forget_by_filter",
     _ListRestartsAfterAWrite: "engine.writes_between_pages",
     _ListCursorLostWithItsItem: "engine.writes_between_pages",
+    ListRefusesCursorPastTheEnd: "engine.writes_between_pages",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",
