@@ -36,7 +36,7 @@ from conformance.fuzz.runner import (
 )
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
-from conformance.report import CheckEntry, Repeats
+from conformance.report import CheckEntry, Repeats, not_offered_reason
 from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.registry import resolve_driver
 from plugins.replay import replay_command
@@ -286,7 +286,7 @@ class KitRun:
     def _run_once(self, chk: Check, fetch_mode: str | None, seed: int) -> CheckResult:
         item_id = chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]"
         if chk.profile not in self.objects:
-            reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
+            reason = not_offered_reason(self.driver.name, chk.profile)
             return CheckResult(id=item_id, outcome="skipped", reason=reason)
         if chk.storage and not self.retains(chk.profile):
             return CheckResult(id=item_id, outcome="skipped", reason=RETAINS_NOTHING)
@@ -336,7 +336,10 @@ class KitRun:
             repeats=repeats,
         )
         replay_seed = repeats.failed_seeds[0] if repeats and repeats.failed_seeds else self.seed
-        return entry, self.replay(result.id, replay_seed)
+        replay = self.replay(result.id, replay_seed)
+        if entry.outcome in ("failed", "inconclusive"):
+            entry.replay = replay
+        return entry, replay
 
     def replay(self, item_id: str, seed: int, *, fuzz: bool = False) -> str:
         """The command that runs one item again with `seed`."""
@@ -374,9 +377,7 @@ class KitRun:
         replay = self.replay(target.id, self.seed, fuzz=True)
         if target.profile not in self.objects:
             entry.outcome = "skipped"
-            entry.reason = (
-                f"driver `{self.driver.name}` does not offer the {target.profile} profile"
-            )
+            entry.reason = not_offered_reason(self.driver.name, target.profile)
             return entry, replay
         s = self.settings
         seed = s.fuzz_seed
@@ -423,6 +424,8 @@ class KitRun:
             entry.named_refusals = report.stats.named_refusals
         entry.duration = round(time.perf_counter() - started, 6)
         entry.reason = self.redactor.text(entry.reason)
+        if entry.outcome in ("failed", "inconclusive"):
+            entry.replay = replay
         return entry, replay
 
     def profile_object(self, profile: str) -> Any:

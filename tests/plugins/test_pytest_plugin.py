@@ -266,6 +266,7 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "clause",
         "optional",
         "repeats",
+        "replay",
     }
     assert {"seed", "repeat", "errors"} <= set(data)
 
