@@ -351,10 +351,13 @@ class KitRun:
             return result
         where = f"waiver for `{check_id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
-            result.reason = (
-                f"{where} has expired: fix the driver or renew the waiver. "
-                f"The check {result.outcome}: {result.reason}"
-            ).strip()
+            if result.outcome == "passed":
+                result.reason = f"{where} has expired, and the check passed: remove the waiver"
+            else:
+                result.reason = (
+                    f"{where} has expired: fix the driver or renew the waiver. "
+                    f"The check {result.outcome}: {result.reason or 'no reason given'}"
+                )
             result.outcome = "failed"
         elif result.outcome == "failed":
             result.outcome = "waived"

@@ -1,0 +1,168 @@
+"""Issue 23: what a vendor reads on the way from a red run to the fix (reports, waivers,
+settings, options), each case a cheap run of one or two checks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.report import Report
+
+BROKEN = "tests.checks.broken_providers"
+TAINT = "provider.taint_is_preserved"
+
+
+def report_of(path: Path) -> Report:
+    return Report.model_validate(json.loads(path.read_text()))
+
+
+# -- item 5: the Markdown report and the terminal put failures first -------------------
+
+
+def test_markdown_opens_with_the_verdict_then_each_failure_in_full(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        f"--driver={BROKEN}:RestampsTaint",
+        "-rs",
+        "-k",
+        f"{TAINT} or engine or provider.list_filters_narrow",
+        "--conformance-report=r.json",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    md = (pytester.path / "r.md").read_text()
+    report = report_of(pytester.path / "r.json")
+    failure = next(c for c in report.checks if c.id == TAINT)
+    # The reason in full (it runs past the old 160-character cut), its replay and explain.
+    assert len(failure.reason) > 160
+    assert failure.replay is not None and f"-k {TAINT}" in failure.replay
+    verdict, failures, levels, rest = (
+        md.index("**Verdict: fail**"),
+        md.index("### Failures (1)"),
+        md.index("### Levels"),
+        md.index("### Other checks"),
+    )
+    assert verdict < failures < levels < rest
+    assert failure.reason in md
+    assert f"- replay: `{failure.replay}`" in md
+    assert f"- explain: `tinymemory-conformance explain {TAINT}`" in md
+    # A profile the driver does not offer is one line, here and in the terminal.
+    assert "- engine profile: not offered by the driver (" in md
+    assert "`engine." not in md
+    out = result.stdout.str()
+    assert out.count("does not offer the engine profile") == 1
+    result.stdout.fnmatch_lines(
+        [
+            "  engine profile: not offered by the driver (*checks skipped)",
+            "SKIPPED [[]*] tinymemory/RestampsTaint: driver `RestampsTaint` does not offer the "
+            "engine profile",
+        ]
+    )
+
+
+def test_markdown_lists_inconclusive_checks_after_failures_with_their_replay(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.runpytest(
+        "--driver=tests.plugins.plugin_drivers:SlowNamespaces",
+        "--profile=provider",
+        "--driver-timeout=0.2",
+        "-k",
+        "provider.list_filters_narrow",
+        "--conformance-report=r.json",
+    )
+    md = (pytester.path / "r.md").read_text()
+    report = report_of(pytester.path / "r.json")
+    unsure = [c for c in report.checks if c.outcome == "inconclusive"]
+    assert unsure, report.checks
+    assert "### Inconclusive (" in md
+    assert md.index("**Verdict: inconclusive**") < md.index("### Inconclusive (")
+    assert f"- replay: `{unsure[0].replay}`" in md
+
+
+# -- item 8: where the report is, and why a -k run reaches no level ---------------------
+
+
+def test_summary_names_both_reports_and_why_a_k_run_has_no_level(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        "--driver=reference", "--profile=provider", "-k", TAINT, "--conformance-report=out/r.json"
+    )
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "tinymemory conformance of `reference`: pass *",
+            "  provider: level none (a level needs every check of the profile; this run ran 1 "
+            "of * (the rest were deselected, by -k say)) *",
+            "  report: out/r.json (JSON), out/r.md (Markdown)",
+        ]
+    )
+
+
+def test_summary_says_how_to_get_a_report_when_none_was_asked(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest("--driver=reference", "--profile=provider", "-k", TAINT)
+    result.stdout.fnmatch_lines(
+        ["  no report written: --conformance-report=PATH.json (--report with *Markdown*"]
+    )
+
+
+# -- item 6: waiver-file mistakes say what to write -------------------------------------
+
+WAIVER_BODY = 'reason = "known"\nissue = "https://example.test/1"\nexpires = {expires}\n'
+FUTURE = dt.date.today() + dt.timedelta(days=30)
+
+
+def waiver_error(pytester: pytest.Pytester, text: str) -> str:
+    pytester.makefile(".toml", waivers=text)
+    result = pytester.runpytest("--driver=reference", "--profile=provider", "--waivers=waivers.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    lines = [line for line in result.stderr.lines if line.strip()]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_an_unquoted_dotted_waiver_id_says_to_quote_it(pytester: pytest.Pytester) -> None:
+    line = waiver_error(
+        pytester, f"[{TAINT}]\n" + WAIVER_BODY.format(expires=FUTURE.isoformat())
+    )
+    assert line.endswith(
+        f"the table [{TAINT}] is read by TOML as `taint_is_preserved` inside a table "
+        f'`provider`, as its id is not quoted; write ["{TAINT}"]'
+    )
+    assert "not a check id" not in line
+
+
+def test_a_misspelt_waiver_key_is_named_with_the_closest_valid_one(
+    pytester: pytest.Pytester,
+) -> None:
+    body = WAIVER_BODY.format(expires=FUTURE.isoformat()).replace("reason", "reson")
+    line = waiver_error(pytester, f'["{TAINT}"]\n' + body)
+    assert line.endswith(
+        f"waiver `{TAINT}` has an unknown key `reson` (did you mean `reason`?); a waiver's "
+        f"keys are reason, issue, expires"
+    )
+
+
+def test_a_misspelt_waiver_id_gets_the_closest_id(pytester: pytest.Pytester) -> None:
+    body = WAIVER_BODY.format(expires=FUTURE.isoformat())
+    line = waiver_error(pytester, '["provider.taint_is_preserverd"]\n' + body)
+    assert f"which is not a check id (did you mean `{TAINT}`?)" in line
+
+
+def test_an_expired_waiver_of_a_passing_check_says_what_to_do(pytester: pytest.Pytester) -> None:
+    expired = (dt.date.today() - dt.timedelta(days=1)).isoformat()
+    pytester.makefile(".toml", waivers=f'["{TAINT}"]\n' + WAIVER_BODY.format(expires=expired))
+    result = pytester.runpytest(
+        "--driver=reference", "--profile=provider", "--waivers=waivers.toml", "-k", TAINT
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [f"waiver for `{TAINT}` (*, expires {expired}) has expired, and the check passed: "
+         "remove the waiver"]
+    )
