@@ -371,8 +371,7 @@ def to_markdown(report: Report) -> str:
             "| --- | --- | --- | --- | --- |",
         ]
         lines += [
-            f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason, 400)} | {c.calls} | "
-            f"{c.retries} |"
+            f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason, 400)} | {c.calls} | {c.retries} |"
             for c in rest
         ]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -16,8 +16,9 @@ from conformance.driver import DriverError
 from conformance.report import Report, diff_reports, redact_text
 from conformance.rules import clause_markdown
 from plugins.explain import UnknownCheck, explain
+from plugins.misspelt import MisspeltOptions
 from plugins.registry import available_drivers, resolve_driver
-from plugins.settings import SETTINGS, add_flags
+from plugins.settings import SETTINGS, FileTable, add_flags, read_pyproject, unknown_keys
 
 
 def _drivers(_: argparse.Namespace) -> int:
@@ -82,8 +83,29 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # This command imported the kit before pytest could mark it for assertion rewriting;
     # the checks do not rely on rewritten asserts, so the warning says nothing useful.
     quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    if args.driver is None:
+        # pytest reads the table itself; this only says, in one line, when it sets none.
+        missing = _no_driver(read_pyproject(Path.cwd()))
+        if missing is not None:
+            print(f"tinymemory-conformance run: {missing}", file=sys.stderr)
+            return 2
     argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", *_pytest_args(args)]
-    return int(pytest.main([*argv, *extra]))
+    return int(pytest.main([*argv, *extra], plugins=[MisspeltOptions()]))
+
+
+def _no_driver(file: FileTable) -> str | None:
+    """Why a `run` without `--driver` has no driver (None when the table sets one)."""
+    if file.unreadable is not None:
+        return f"no --driver given, and {file.unreadable}"
+    if "driver" in file.table:
+        return None
+    where = f"[tool.tinymemory] in {file.path}" if file.path else "no pyproject.toml here sets it"
+    unknown = unknown_keys(file)
+    if unknown is not None:
+        return f"no --driver given, and {unknown}, so it sets no driver"
+    if file.path is None:
+        return f"no --driver given, and {where}: give --driver NAME or set driver there"
+    return f"no --driver given, and {where} sets no driver: give --driver NAME or set it there"
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -146,7 +168,8 @@ def parser() -> argparse.ArgumentParser:
         "pytest (-k, -n 2, --junitxml, ...). Exits non-zero unless the verdict is pass.",
     )
     # The command's own, shorter name for the report.
-    add_flags(run.add_argument, aliases={"conformance-report": ["--report"]}, driver_required=True)
+    # `--driver` may come from `[tool.tinymemory]`, as it does for pytest.
+    add_flags(run.add_argument, aliases={"conformance-report": ["--report"]})
     serve = sub.add_parser(
         "serve",
         help="expose a Python driver over the driver protocol on stdin/stdout "

@@ -242,8 +242,10 @@ class RunHooks:
         # Point a skip at the check, not at the line of the kit that raised it; a skip
         # for a profile the driver does not offer points at the suite, so `-rs` folds
         # those into one line.
-        if isinstance(item, CheckItem | FuzzItem) and report.skipped and isinstance(
-            report.longrepr, tuple
+        if (
+            isinstance(item, CheckItem | FuzzItem)
+            and report.skipped
+            and isinstance(report.longrepr, tuple)
         ):
             entry = entry_from_properties(report.user_properties)
             offered = entry is None or entry.reason != not_offered_reason(

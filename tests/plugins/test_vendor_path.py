@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.report import Report
+from plugins.cli import main
 
 BROKEN = "tests.checks.broken_providers"
 TAINT = "provider.taint_is_preserved"
@@ -120,7 +121,9 @@ FUTURE = dt.date.today() + dt.timedelta(days=30)
 
 def waiver_error(pytester: pytest.Pytester, text: str) -> str:
     pytester.makefile(".toml", waivers=text)
-    result = pytester.runpytest("--driver=reference", "--profile=provider", "--waivers=waivers.toml")
+    result = pytester.runpytest(
+        "--driver=reference", "--profile=provider", "--waivers=waivers.toml"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     lines = [line for line in result.stderr.lines if line.strip()]
     assert len(lines) == 1, lines
@@ -128,9 +131,7 @@ def waiver_error(pytester: pytest.Pytester, text: str) -> str:
 
 
 def test_an_unquoted_dotted_waiver_id_says_to_quote_it(pytester: pytest.Pytester) -> None:
-    line = waiver_error(
-        pytester, f"[{TAINT}]\n" + WAIVER_BODY.format(expires=FUTURE.isoformat())
-    )
+    line = waiver_error(pytester, f"[{TAINT}]\n" + WAIVER_BODY.format(expires=FUTURE.isoformat()))
     assert line.endswith(
         f"the table [{TAINT}] is read by TOML as `taint_is_preserved` inside a table "
         f'`provider`, as its id is not quoted; write ["{TAINT}"]'
@@ -163,6 +164,62 @@ def test_an_expired_waiver_of_a_passing_check_says_what_to_do(pytester: pytest.P
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        [f"waiver for `{TAINT}` (*, expires {expired}) has expired, and the check passed: "
-         "remove the waiver"]
+        [
+            f"waiver for `{TAINT}` (*, expires {expired}) has expired, and the check passed: "
+            "remove the waiver"
+        ]
+    )
+
+
+# -- item 7: `run` reads [tool.tinymemory] like pytest, and misspellings get one line ---
+
+
+def test_run_takes_the_driver_from_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tinymemory]\ndriver = "reference"\nprofile = "provider"\n'
+    )
+    assert main(["run", "--report", "r.json", "-q", "-k", TAINT]) == 0
+    assert report_of(tmp_path / "r.json").driver.name == "reference"
+
+
+def test_run_with_a_misspelt_option_names_the_closest_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--driver", "reference", "--driver-optoin", "path=x"]) == 4
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert err == [
+        "ERROR: tinymemory-conformance run: unknown option `--driver-optoin` (did you mean "
+        "`--driver-option`?); `tinymemory-conformance run --help` lists the kit's options, "
+        "`pytest --help` pytest's"
+    ]
+
+
+def test_run_with_a_misspelt_table_key_names_the_closest_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.tinymemory]\ndrvier = "reference"\n')
+    assert main(["run"]) == 2
+    assert capsys.readouterr().err == (
+        f"tinymemory-conformance run: no --driver given, and [tool.tinymemory] in "
+        f"{tmp_path / 'pyproject.toml'} has an unknown key `drvier` (did you mean `driver`?), "
+        f"so it sets no driver\n"
+    )
+
+
+def test_pytest_with_a_misspelt_table_key_names_the_closest_one(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.tinymemory]\ndriver = "reference"\nprofle = "provider"\n')
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: tinymemory: *has an unknown key `profle` (did you mean `profile`?); its keys "
+            "are *"
+        ]
     )
