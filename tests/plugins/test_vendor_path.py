@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.driver import DriverError
 from conformance.report import Report
 from plugins.cli import main
+from plugins.registry import resolve_driver
 
 BROKEN = "tests.checks.broken_providers"
 TAINT = "provider.taint_is_preserved"
@@ -223,3 +225,40 @@ def test_pytest_with_a_misspelt_table_key_names_the_closest_one(
             "are *"
         ]
     )
+
+
+# -- item 9: options bind to a constructor's keyword parameters --------------------------
+
+AT_PATH = "tests.plugins.plugin_drivers:AtPath"
+
+
+def test_driver_options_reach_a_constructors_named_parameters(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        f"--driver={AT_PATH}", "--driver-option", "path=/tmp/store", "-q", "-k", TAINT
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
+    driver = resolve_driver(AT_PATH, {"path": "/tmp/store", "mode": "ro"})
+    built = driver.make("provider")
+    assert (built.path, built.mode) == ("/tmp/store", "ro")
+
+
+def test_an_option_no_parameter_takes_names_the_accepted_ones(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        f"--driver={AT_PATH}", "--driver-option", "path=/tmp/s", "--driver-option", "pth=x"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: tinymemory: cannot use driver `{AT_PATH}`: driver `AtPath` takes no option "
+            "pth: the options it takes are the keyword parameters of AtPath(): mode, path"
+        ]
+    )
+
+
+def test_a_required_parameter_without_its_option_is_named() -> None:
+    with pytest.raises(DriverError, match=r"needs the option path: give --driver-option path="):
+        resolve_driver(AT_PATH)
