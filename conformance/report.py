@@ -139,8 +139,8 @@ class ProfileInfo(BaseModel):
         if self.checks_run >= self.checks_total:
             return None
         return (
-            f"a level needs every check of the profile; this run ran {self.checks_run} "
-            f"of {self.checks_total} (the rest were deselected, by -k say)"
+            f"a level needs every check of the profile, and this run ran {self.checks_run} "
+            f"of {self.checks_total}; the rest were deselected (-k, say)"
         )
 
     named_refusals: list[str] = Field(default_factory=list)
@@ -379,9 +379,9 @@ def to_markdown(report: Report) -> str:
 
 def level_cell(info: ProfileInfo) -> str:
     """The level as the Markdown shows it: with the checks the declared constraints left
-    nothing to send counted and named beside it."""
-    if not info.not_applicable:
-        return info.level
+    nothing to send counted and named beside it, or why a partial run reached none."""
+    if not info.not_applicable or info.partial_note() is not None:
+        return info.shown_level()
     names = ", ".join(f"`{check_id}`" for check_id in info.not_applicable)
     return f"{info.shown_level()}: {names}"
 

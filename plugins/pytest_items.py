@@ -363,7 +363,11 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
     for name, info in sorted(report.profiles.items()):
         features = ", ".join(info.features) or "none"
-        lines.append(f"  {name}: level {info.shown_level()} (offered features: {features})")
+        partial = info.partial_note()
+        if partial is None:
+            lines.append(f"  {name}: level {info.shown_level()} (offered features: {features})")
+        else:
+            lines.append(f"  {name}: level {info.level} ({partial}; offered features: {features})")
     lines += [f"  {not_offered_line(p, n)}" for p, n in not_offered(report).items()]
     for entry in report.checks:
         if is_not_offered(report, entry):

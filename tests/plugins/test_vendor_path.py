@@ -3,17 +3,22 @@ settings, options), each case a cheap run of one or two checks."""
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.driver import DriverError
 from conformance.report import Report
-from plugins.cli import main
+from plugins.cli import SIGPIPE_STATUS, main, parser
 from plugins.registry import resolve_driver
 
+ROOT = Path(__file__).resolve().parents[2]
 BROKEN = "tests.checks.broken_providers"
 TAINT = "provider.taint_is_preserved"
 
@@ -99,10 +104,14 @@ def test_summary_names_both_reports_and_why_a_k_run_has_no_level(
     result.stdout.fnmatch_lines(
         [
             "tinymemory conformance of `reference`: pass *",
-            "  provider: level none (a level needs every check of the profile; this run ran 1 "
-            "of * (the rest were deselected, by -k say)) *",
+            "  provider: level none (a level needs every check of the profile, and this run ran "
+            "1 of *; the rest were deselected (-k, say); offered features: *)",
             "  report: out/r.json (JSON), out/r.md (Markdown)",
         ]
+    )
+    md = (pytester.path / "out/r.md").read_text()
+    assert (
+        "| provider | none (a level needs every check of the profile, and this run ran 1 of " in md
     )
 
 
@@ -262,3 +271,57 @@ def test_an_option_no_parameter_takes_names_the_accepted_ones(
 def test_a_required_parameter_without_its_option_is_named() -> None:
     with pytest.raises(DriverError, match=r"needs the option path: give --driver-option path="):
         resolve_driver(AT_PATH)
+
+
+# -- item 12: a closed pipe, subcommand help, export times without an offset -------------
+
+
+def test_a_reader_that_stops_early_gets_no_broken_pipe_message() -> None:
+    # The reader is gone before the command writes: every write meets a closed pipe.
+    child = subprocess.Popen(
+        [sys.executable, "-m", "plugins.cli", "report", "schema"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == SIGPIPE_STATUS
+    assert err == ""
+
+
+def _subcommands(top: argparse.ArgumentParser, prefix: str = "") -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for action in top._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found[f"{prefix}{name}"] = sub
+                found.update(_subcommands(sub, f"{prefix}{name} "))
+    return found
+
+
+def test_every_subcommand_help_page_has_a_description(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pages = _subcommands(parser())
+    assert {"drivers", "checks", "explain", "run", "serve", "report", "report diff"} <= set(pages)
+    assert {name for name, sub in pages.items() if not sub.description} == set()
+    with pytest.raises(SystemExit):
+        main(["report", "schema", "--help"])
+    assert "Print the JSON schema of the report" in capsys.readouterr().out
+
+
+def test_an_export_time_without_an_offset_fails_the_timestamp_check(
+    pytester: pytest.Pytester,
+) -> None:
+    check = "provider.timestamps_are_well_formed"
+    result = pytester.runpytest(f"--driver={BROKEN}:ExportTimeWithoutZone", "-k", check)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"conformance check `{check}` failed at export_page(…) record of *, payload "
+            "timestamp: expected an RFC 3339 date-time with an offset (Z or ±hh:mm); got "
+            "'2024-05-01T12:00:00'"
+        ]
+    )
