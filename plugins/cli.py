@@ -100,13 +100,18 @@ def _no_driver(file: FileTable) -> str | None:
         return f"no --driver given, and {file.unreadable}"
     if "driver" in file.table:
         return None
-    where = f"[tool.tinymemory] in {file.path}" if file.path else "no pyproject.toml here sets it"
+    if file.path is None:
+        return (
+            "no --driver given, and no pyproject.toml at or above this folder has a "
+            "[tool.tinymemory] table: give --driver NAME, or set driver in that table"
+        )
     unknown = unknown_keys(file)
     if unknown is not None:
         return f"no --driver given, and {unknown}, so it sets no driver"
-    if file.path is None:
-        return f"no --driver given, and {where}: give --driver NAME or set driver there"
-    return f"no --driver given, and {where} sets no driver: give --driver NAME or set it there"
+    return (
+        f"no --driver given, and [tool.tinymemory] in {file.path} sets no driver: give "
+        f"--driver NAME, or set driver there"
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:

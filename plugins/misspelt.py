@@ -16,7 +16,7 @@ _UNRECOGNISED = re.compile(r"unrecognized arguments: (.*)")
 
 def _known_options(pluginmanager: Any) -> set[str]:
     """Every long option of the parse that failed: pytest's, its plugins' and the kit's."""
-    known = {s.option for s in SETTINGS}
+    known = {s.option for s in SETTINGS} | {"--report"}
     config = pluginmanager.get_plugin("pytestconfig")
     # pytest names no public way to list its options; without one, the kit's still help.
     optparser = getattr(getattr(config, "_parser", None), "optparser", None)

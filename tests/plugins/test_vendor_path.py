@@ -325,3 +325,15 @@ def test_an_export_time_without_an_offset_fails_the_timestamp_check(
             "'2024-05-01T12:00:00'"
         ]
     )
+
+
+def test_run_without_a_driver_anywhere_says_where_to_set_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.tinymemory]\nprofile = "provider"\n')
+    assert main(["run"]) == 2
+    assert capsys.readouterr().err == (
+        f"tinymemory-conformance run: no --driver given, and [tool.tinymemory] in "
+        f"{tmp_path / 'pyproject.toml'} sets no driver: give --driver NAME, or set driver there\n"
+    )
