@@ -93,6 +93,9 @@ class CheckEntry(BaseModel):
     waived_by: str | None = None
     """The check whose waiver covers this outcome, when that is not this check: its fault
     left this check inconclusive."""
+    replay: str | None = None
+    """The command that runs this check alone again with the seed that failed it; set
+    for a failed or inconclusive check."""
 
     def shown_outcome(self) -> str:
         """The outcome with its repeat count when it ran more than once."""
@@ -133,13 +136,34 @@ class ProfileInfo(BaseModel):
     """Checks the declared constraints leave nothing to send (skipped, said beside the
     level: never counted as passes)."""
 
+    checks_run: int | None = None
+    """How many of the profile's `checks_total` checks this run ran; when fewer (a `-k`
+    run), the profile reaches no level, and `shown_level` says so."""
+    checks_total: int | None = None
+
     def shown_level(self) -> str:
         """The level, with the checks the declaration left nothing to send counted
-        beside it: `full; 1 check not applicable under the declared constraints`."""
+        beside it: `full; 1 check not applicable under the declared constraints`; or
+        why a partial run reached none."""
+        partial = self.partial_note()
+        if partial is not None:
+            return f"{self.level} ({partial})"
         count = len(self.not_applicable)
         if not count:
             return self.level
         return f"{self.level}; {count} check{'s' * (count != 1)} {NOT_APPLICABLE}"
+
+    def partial_note(self) -> str | None:
+        """`a level needs every check of the profile; this run ran 1 of 31`, when it ran
+        fewer than all."""
+        if self.checks_run is None or self.checks_total is None:
+            return None
+        if self.checks_run >= self.checks_total:
+            return None
+        return (
+            f"a level needs every check of the profile, and this run ran {self.checks_run} "
+            f"of {self.checks_total}; the rest were deselected (-k, say)"
+        )
 
     named_refusals: list[str] = Field(default_factory=list)
     """Refusals the contract names that the driver made without declaring them (empty
@@ -260,6 +284,29 @@ def _cell(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def not_offered_reason(driver: str, profile: str) -> str:
+    """Why a check of a profile the driver does not offer is skipped."""
+    return f"driver `{driver}` does not offer the {profile} profile"
+
+
+def is_not_offered(report: Report, c: CheckEntry) -> bool:
+    """Whether `c` was skipped because the driver does not offer its profile."""
+    return c.outcome == "skipped" and c.reason == not_offered_reason(report.driver.name, c.profile)
+
+
+def not_offered(report: Report) -> dict[str, int]:
+    """Profiles whose checks were skipped because the driver does not offer them, with
+    how many checks each: said in one line, never check by check."""
+    counts = Counter(c.profile for c in report.checks if is_not_offered(report, c))
+    return dict(sorted(counts.items()))
+
+
+def not_offered_line(profile: str, count: int) -> str:
+    """`engine profile: not offered by the driver (25 checks skipped)`."""
+    checks = f"{count} check{'s' * (count != 1)}"
+    return f"{profile} profile: not offered by the driver ({checks} skipped)"
+
+
 def verdict_lines(report: Report) -> list[str]:
     """The verdict and, first of all, why a run has none: what a reader must see first."""
     s = report.summary
@@ -270,8 +317,27 @@ def verdict_lines(report: Report) -> list[str]:
     return lines
 
 
+def explain_command(check_id: str) -> str:
+    """The command that explains the contract behind a check (or fuzz target)."""
+    return f"tinymemory-conformance explain {check_id.partition('[')[0]}"
+
+
+def _detail(c: CheckEntry) -> list[str]:
+    # The reason in full, in a block so its own line breaks and pipes survive.
+    fence = "~~~~" if "```" in c.reason else "```"
+    lines = [f"#### `{c.id}`: {c.shown_outcome()}", ""]
+    if c.clause:
+        lines += [f"Rule: {c.clause}", ""]
+    lines += [fence, c.reason or "(no reason given)", fence, ""]
+    if c.replay:
+        lines.append(f"- replay: `{c.replay}`")
+    lines += [f"- explain: `{explain_command(c.id)}`", ""]
+    return lines
+
+
 def to_markdown(report: Report) -> str:
-    """A summary for a CI job's page: the verdict (and any run error) first."""
+    """A summary for a CI job's page: the verdict (and any run error) first, then each
+    failure and each inconclusive check in full, then the levels and the other checks."""
     s = report.summary
     d = report.driver
     counts = (
@@ -288,8 +354,18 @@ def to_markdown(report: Report) -> str:
         "",
         *verdict_lines(report),
         "",
-        *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
         f"{counts} (kit {report.kit_version}{seed}{repeat})",
+        "",
+        *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
+    ]
+    for title, outcome in (("Failures", "failed"), ("Inconclusive", "inconclusive")):
+        shown = [c for c in report.checks if c.outcome == outcome]
+        if shown:
+            lines += [f"### {title} ({len(shown)})", ""]
+            for c in shown:
+                lines += _detail(c)
+    lines += [
+        "### Levels",
         "",
         "| profile | level | offered features | declared constraints, named refusals |",
         "| --- | --- | --- | --- |",
@@ -299,15 +375,29 @@ def to_markdown(report: Report) -> str:
             for name, info in sorted(report.profiles.items())
         ),
         "",
-        "| check | outcome | reason | calls | retries |",
-        "| --- | --- | --- | --- | --- |",
     ]
-    for c in report.checks:
-        lines.append(
-            f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason)} | {c.calls} | {c.retries} |"
-        )
+    absent = not_offered(report)
+    lines += [f"- {not_offered_line(p, n)}" for p, n in absent.items()]
+    rest = [
+        c
+        for c in report.checks
+        if c.outcome not in ("failed", "inconclusive") and not is_not_offered(report, c)
+    ]
+    if absent:
+        lines.append("")
+    if rest:
+        lines += [
+            "### Other checks",
+            "",
+            "| check | outcome | reason | calls | retries |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| `{c.id}` | {c.shown_outcome()} | {_cell(c.reason, 400)} | {c.calls} | {c.retries} |"
+            for c in rest
+        ]
     lines += trace_lines(report)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def trace_lines(report: Report) -> list[str]:
@@ -326,9 +416,9 @@ def trace_lines(report: Report) -> list[str]:
 
 def level_cell(info: ProfileInfo) -> str:
     """The level as the Markdown shows it: with the checks the declared constraints left
-    nothing to send counted and named beside it."""
-    if not info.not_applicable:
-        return info.level
+    nothing to send counted and named beside it, or why a partial run reached none."""
+    if not info.not_applicable or info.partial_note() is not None:
+        return info.shown_level()
     names = ", ".join(f"`{check_id}`" for check_id in info.not_applicable)
     return f"{info.shown_level()}: {names}"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,8 +17,9 @@ from conformance.driver import DriverError
 from conformance.report import Report, diff_reports, redact_text
 from conformance.rules import clause_markdown
 from plugins.explain import UnknownCheck, explain
+from plugins.misspelt import MisspeltOptions
 from plugins.registry import available_drivers, resolve_driver
-from plugins.settings import SETTINGS, add_flags
+from plugins.settings import SETTINGS, FileTable, add_flags, read_pyproject, unknown_keys
 
 
 def _drivers(_: argparse.Namespace) -> int:
@@ -82,8 +84,34 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # This command imported the kit before pytest could mark it for assertion rewriting;
     # the checks do not rely on rewritten asserts, so the warning says nothing useful.
     quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    if args.driver is None:
+        # pytest reads the table itself; this only says, in one line, when it sets none.
+        missing = _no_driver(read_pyproject(Path.cwd()))
+        if missing is not None:
+            print(f"tinymemory-conformance run: {missing}", file=sys.stderr)
+            return 2
     argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", *_pytest_args(args)]
-    return int(pytest.main([*argv, *extra]))
+    return int(pytest.main([*argv, *extra], plugins=[MisspeltOptions()]))
+
+
+def _no_driver(file: FileTable) -> str | None:
+    """Why a `run` without `--driver` has no driver (None when the table sets one)."""
+    if file.unreadable is not None:
+        return f"no --driver given, and {file.unreadable}"
+    if "driver" in file.table:
+        return None
+    if file.path is None:
+        return (
+            "no --driver given, and no pyproject.toml at or above this folder has a "
+            "[tool.tinymemory] table: give --driver NAME, or set driver in that table"
+        )
+    unknown = unknown_keys(file)
+    if unknown is not None:
+        return f"no --driver given, and {unknown}, so it sets no driver"
+    return (
+        f"no --driver given, and [tool.tinymemory] in {file.path} sets no driver: give "
+        f"--driver NAME, or set driver there"
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -128,14 +156,27 @@ def parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"tinymemory-conformance {conformance.__version__}"
     )
     sub = top.add_subparsers(dest="command", required=True)
-    sub.add_parser("drivers", help="list installed drivers: name, distribution, version, profiles")
-    checks = sub.add_parser("checks", help="list the catalogue of checks")
+    sub.add_parser(
+        "drivers",
+        help="list installed drivers: name, distribution, version, profiles",
+        description="List the drivers installed in this environment (entry points of the "
+        "group tinymemory.drivers): name, distribution, version and the profiles each offers.",
+    )
+    checks = sub.add_parser(
+        "checks",
+        help="list the catalogue of checks",
+        description="List every check: its id, title and the rules of the contract it "
+        "enforces. --markdown renders the table of docs/checks.md.",
+    )
     checks.add_argument("--markdown", action="store_true", help="render a Markdown table")
     checks.add_argument("--profile", choices=("engine", "provider"))
     explained = sub.add_parser(
         "explain",
         help="one check or fuzz target in full: the rules it enforces, what it does, the "
         "faults it is proven against, how to run it alone",
+        description="Explain one check or fuzz target in full: the rules it enforces (quoted "
+        "from the contract), what it does, the broken drivers it is proven against, and the "
+        "command that runs it alone.",
     )
     explained.add_argument("check_id", metavar="CHECK_ID")
     run = sub.add_parser(
@@ -146,11 +187,15 @@ def parser() -> argparse.ArgumentParser:
         "pytest (-k, -n 2, --junitxml, ...). Exits non-zero unless the verdict is pass.",
     )
     # The command's own, shorter name for the report.
-    add_flags(run.add_argument, aliases={"conformance-report": ["--report"]}, driver_required=True)
+    # `--driver` may come from `[tool.tinymemory]`, as it does for pytest.
+    add_flags(run.add_argument, aliases={"conformance-report": ["--report"]})
     serve = sub.add_parser(
         "serve",
         help="expose a Python driver over the driver protocol on stdin/stdout "
         "(docs/protocol.md), for --driver 'exec:tinymemory-conformance serve --driver NAME'",
+        description="Serve a Python driver over the driver protocol (docs/protocol.md) on "
+        "stdin and stdout, one JSON message a line, until stdin closes. The kit runs it "
+        "with --driver 'exec:tinymemory-conformance serve --driver NAME'.",
     )
     serve.add_argument("--driver", required=True, help="entry-point name or package.module:attr")
     serve.add_argument(
@@ -160,19 +205,58 @@ def parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="an option for the driver; the kit's options (in its hello) override these",
     )
-    report = sub.add_parser("report", help="work with JSON reports")
+    report = sub.add_parser(
+        "report",
+        help="work with JSON reports",
+        description="Work with the JSON reports runs write (--conformance-report): compare "
+        "two, or print their schema.",
+    )
     report_sub = report.add_subparsers(dest="report_command", required=True)
     diff = report_sub.add_parser(
-        "diff", help="regressions and fixes between two runs (exits 1 when something regressed)"
+        "diff",
+        help="regressions and fixes between two runs (exits 1 when something regressed)",
+        description="Compare two JSON reports check by check: regressions (was passing, now "
+        "not, or gone), fixes, other changes, and the verdicts. Exits 1 when something "
+        "regressed.",
     )
-    diff.add_argument("old")
-    diff.add_argument("new")
-    report_sub.add_parser("schema", help="print the report's JSON schema (docs/report.schema.json)")
+    diff.add_argument("old", help="the earlier run's JSON report")
+    diff.add_argument("new", help="the later run's JSON report")
+    report_sub.add_parser(
+        "schema",
+        help="print the report's JSON schema (docs/report.schema.json)",
+        description="Print the JSON schema of the report (docs/report.schema.json) to stdout.",
+    )
     return top
+
+
+SIGPIPE_STATUS = 141
+"""The status a shell gives a command its reader stopped (128 + SIGPIPE), as `yes | head`."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `tinymemory-conformance`."""
+    try:
+        status = _main(argv)
+        # Flushed here, so a reader that stopped early is met in this `try`, not by the
+        # interpreter's last flush (which would print a traceback).
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # `report schema | head`: the reader has what it wanted; nothing more is said.
+        _discard_stdout()
+        return SIGPIPE_STATUS
+
+
+def _discard_stdout() -> None:
+    # What is still buffered goes nowhere, so closing stdout at exit cannot fail again.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # stdout replaced by one without a file
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args, extra = parser().parse_known_args(argv)
     if args.command != "run" and extra:
         parser().error(f"unrecognised arguments: {' '.join(extra)}")
@@ -191,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(Report.model_json_schema(by_alias=True), indent=2))
             return 0
         return _report_diff(args)
+    except BrokenPipeError:
+        raise
     except (OSError, ValueError) as exc:
         print(f"tinymemory-conformance: {redact_text(str(exc), ())}", file=sys.stderr)
         return 2

@@ -262,6 +262,7 @@ class Ledger:
             list(ENGINE_FEATURES) if profile == "engine" else provider_features()
         )
         info.features = [f for f in info.optional_features if f in offered]
+        info.checks_run, info.checks_total = len(expected & ran), len(expected)
         # A check parametrised by fetch mode counts once it ran for some mode.
         if expected <= ran:
             info.level = level_of(

@@ -14,7 +14,16 @@ from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
 from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
-from conformance.report import CheckEntry, OutcomeName, Report, verdict_lines
+from conformance.report import (
+    CheckEntry,
+    OutcomeName,
+    Report,
+    is_not_offered,
+    not_offered,
+    not_offered_line,
+    not_offered_reason,
+    verdict_lines,
+)
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
 from plugins.ledger import Ledger
@@ -253,9 +262,20 @@ class RunHooks:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        # Point a skip at the check, not at the line of the kit that raised it.
-        if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
-            report.longrepr = cast(Any, (item.nodeid, None, report.longrepr[2]))
+        # Point a skip at the check, not at the line of the kit that raised it; a skip
+        # for a profile the driver does not offer points at the suite, so `-rs` folds
+        # those into one line.
+        if (
+            isinstance(item, CheckItem | FuzzItem)
+            and report.skipped
+            and isinstance(report.longrepr, tuple)
+        ):
+            entry = entry_from_properties(report.user_properties)
+            offered = entry is None or entry.reason != not_offered_reason(
+                self.run.driver.name, entry.profile
+            )
+            where = item.nodeid if offered else self.suite
+            report.longrepr = cast(Any, (where, None, report.longrepr[2]))
         # What the driver printed, and any raw traceback, reach the terminal, JUnit XML
         # and the xdist controller only through this report.
         redact_report(report, self.run.redactor)
@@ -366,8 +386,15 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
     for name, info in sorted(report.profiles.items()):
         features = ", ".join(info.features) or "none"
-        lines.append(f"  {name}: level {info.shown_level()} (offered features: {features})")
+        partial = info.partial_note()
+        if partial is None:
+            lines.append(f"  {name}: level {info.shown_level()} (offered features: {features})")
+        else:
+            lines.append(f"  {name}: level {info.level} ({partial}; offered features: {features})")
+    lines += [f"  {not_offered_line(p, n)}" for p, n in not_offered(report).items()]
     for entry in report.checks:
+        if is_not_offered(report, entry):
+            continue
         if entry.outcome == "inconclusive":
             lines.append(f"  inconclusive {entry.id}: {entry.reason}")
         elif entry.outcome == "waived" and entry.waived_by is not None:
@@ -383,5 +410,11 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
             # The seed is what reproduces a random run: always shown.
             lines.append(f"  {entry.id}: {entry.reason}")
     if path is not None:
-        lines.append(f"  report: {path}")
+        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown)")
+    else:
+        lines.append(
+            "  no report written: --conformance-report=PATH.json (--report with "
+            "tinymemory-conformance run, or conformance-report in [tool.tinymemory]) writes "
+            "a JSON report and a Markdown summary beside it"
+        )
     return lines

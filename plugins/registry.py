@@ -166,24 +166,47 @@ def _from_object_spec(spec: str, options: dict[str, str]) -> Driver:
     )
 
 
-def _accepts_options(factory: Any) -> bool:
+def _parameters(factory: Any) -> list[inspect.Parameter] | None:
+    """The parameters of `factory` (a class's `__init__` without `self`); None when it
+    has no signature to read (a builtin), which is taken to take no options."""
     try:
-        return "options" in inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # a builtin without a signature takes no options
-        return False
+        return list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 def _factory(name: str, factory: Any, options: dict[str, str]) -> Any:
-    """`factory` as a zero-argument builder: given `options=` when it has a parameter named
-    `options`; options given to one without it are refused."""
-    accepts_options = _accepts_options(factory)
-    if options and not accepts_options:
+    """`factory` as a zero-argument builder. With a parameter named `options` it is given
+    every option as `options={...}`; else each option goes to the keyword parameter of
+    its name (`path=...`, a string), or to `**kwargs`. An option no parameter takes, or
+    a parameter without a default that no option gives, is a `DriverError` naming them
+    and what the factory accepts."""
+    params = _parameters(factory) or []
+    by_name = {p.name: p for p in params if p.kind in _NAMED}
+    if "options" in by_name:
+        return lambda: factory(options=options)
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    accepted = sorted(by_name)
+    if not accepted and not open_ended:
         reject_options(name, options)
-
-    def build() -> Any:
-        return factory(options=options) if accepts_options else factory()
-
-    return build
+    unknown = sorted(set(options) - set(by_name)) if not open_ended else []
+    if unknown:
+        raise DriverError(
+            f"driver `{name}` takes no option {', '.join(unknown)}: the options it takes "
+            f"are the keyword parameters of {name}(): {', '.join(accepted)}"
+        )
+    needed = [
+        p.name
+        for p in by_name.values()
+        if p.default is inspect.Parameter.empty and p.name not in options
+    ]
+    if needed:
+        given = " ".join(f"--driver-option {n}=VALUE" for n in needed)
+        raise DriverError(f"driver `{name}` needs the option {', '.join(needed)}: give {given}")
+    return lambda: factory(**options)
 
 
 def _from_class(spec: str, name: str, cls: type, options: dict[str, str]) -> Driver:

@@ -37,7 +37,7 @@ from conformance.fuzz.runner import (
 )
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
-from conformance.report import CheckEntry, Precondition, Repeats
+from conformance.report import CheckEntry, Precondition, Repeats, not_offered_reason
 from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.registry import resolve_driver
 from plugins.replay import replay_command
@@ -290,7 +290,7 @@ class KitRun:
     def _run_once(self, chk: Check, fetch_mode: str | None, seed: int) -> CheckResult:
         item_id = chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]"
         if chk.profile not in self.objects:
-            reason = f"driver `{self.driver.name}` does not offer the {chk.profile} profile"
+            reason = not_offered_reason(self.driver.name, chk.profile)
             return CheckResult(id=item_id, outcome="skipped", reason=reason)
         if chk.storage and not self.retains(chk.profile):
             return CheckResult(id=item_id, outcome="skipped", reason=RETAINS_NOTHING)
@@ -345,7 +345,10 @@ class KitRun:
         if result.full_trace is not None:
             self.full_traces[result.id] = result.full_trace
         replay_seed = repeats.failed_seeds[0] if repeats and repeats.failed_seeds else self.seed
-        return entry, self.replay(result.id, replay_seed)
+        replay = self.replay(result.id, replay_seed)
+        if entry.outcome in ("failed", "inconclusive"):
+            entry.replay = replay
+        return entry, replay
 
     def replay(self, item_id: str, seed: int, *, fuzz: bool = False) -> str:
         """The command that runs one item again with `seed`."""
@@ -361,10 +364,13 @@ class KitRun:
             return self._waive_dependent(result)
         where = f"waiver for `{check_id}` ({waiver.issue}, expires {waiver.expires})"
         if waiver.expired(self.today):
-            result.reason = (
-                f"{where} has expired: fix the driver or renew the waiver. "
-                f"The check {result.outcome}: {result.reason}"
-            ).strip()
+            if result.outcome == "passed":
+                result.reason = f"{where} has expired, and the check passed: remove the waiver"
+            else:
+                result.reason = (
+                    f"{where} has expired: fix the driver or renew the waiver. "
+                    f"The check {result.outcome}: {result.reason or 'no reason given'}"
+                )
             result.outcome = "failed"
         elif result.outcome in ("failed", "inconclusive"):
             ended = "Failure" if result.outcome == "failed" else "Inconclusive"
@@ -406,9 +412,7 @@ class KitRun:
         replay = self.replay(target.id, self.seed, fuzz=True)
         if target.profile not in self.objects:
             entry.outcome = "skipped"
-            entry.reason = (
-                f"driver `{self.driver.name}` does not offer the {target.profile} profile"
-            )
+            entry.reason = not_offered_reason(self.driver.name, target.profile)
             return entry, replay
         s = self.settings
         seed = s.fuzz_seed
@@ -460,6 +464,8 @@ class KitRun:
         if entry.outcome != "not run":  # always: the target ran
             waived = self._waive(target.id, CheckResult(target.id, entry.outcome, entry.reason))
             entry.outcome, entry.reason = waived.outcome, waived.reason
+        if entry.outcome in ("failed", "inconclusive"):
+            entry.replay = replay
         return entry, replay
 
     def _trace(self, entry: CheckEntry, *endings: BaseException) -> None:

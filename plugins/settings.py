@@ -7,11 +7,12 @@ place, so a bad value is one line naming where it came from and what is wanted.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import shlex
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -268,7 +269,6 @@ def add_flags(
     add: Callable[..., object],
     *,
     aliases: Mapping[str, Sequence[str]] | None = None,
-    driver_required: bool = False,
 ) -> None:
     """Declare every setting's flag through `add` (pytest's `addoption`, or argparse's
     `add_argument`); values stay strings, checked by `merge` like the file's."""
@@ -279,8 +279,6 @@ def add_flags(
             add(*names, action="store_true", default=None, **common)
         elif setting.repeatable:
             add(*names, action="append", default=[], metavar=setting.metavar, **common)
-        elif driver_required and setting.key == "driver":
-            add(*names, required=True, metavar=setting.metavar, **common)
         else:
             add(*names, metavar=setting.metavar, choices=setting.choices, **common)
 
@@ -384,15 +382,33 @@ def _file_options(file: FileTable) -> dict[str, str]:
     return options
 
 
+def closest(name: str, valid: Iterable[str]) -> str | None:
+    """The valid name `name` was most likely meant as, if any is close."""
+    found = difflib.get_close_matches(name, sorted(valid), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def unknown_keys(file: FileTable) -> str | None:
+    """`[tool.tinymemory] in PATH has an unknown key `drvier` (did you mean `driver`?)`,
+    when the table has keys the kit does not know."""
+    unknown = sorted(set(file.table) - _FILE_KEYS)
+    if not unknown:
+        return None
+    shown = []
+    for key in unknown:
+        near = closest(key, _FILE_KEYS)
+        shown.append(f"`{key}`" + (f" (did you mean `{near}`?)" if near else ""))
+    noun = "key" if len(unknown) == 1 else "keys"
+    return f"[tool.tinymemory] in {file.path} has an unknown {noun} {', '.join(shown)}"
+
+
 def inert_note(file: FileTable) -> str | None:
     """What to tell a project that asks for no run but has tried to configure one: an
     unreadable file that mentions the kit, or a table with unknown keys and no driver."""
     if file.unreadable is not None:
         return file.unreadable
-    unknown = sorted(set(file.table) - _FILE_KEYS)
-    if unknown:
-        return f"[tool.tinymemory] in {file.path} has unknown keys {unknown} and no driver"
-    return None
+    unknown = unknown_keys(file)
+    return None if unknown is None else f"{unknown}, and no driver"
 
 
 def driver_asked(cli: Mapping[str, Any], file: FileTable) -> bool:
@@ -407,12 +423,9 @@ def merge(file: FileTable, cli: Mapping[str, Any]) -> KitSettings:
     """
     if file.unreadable is not None:
         raise SettingsError(file.unreadable)
-    unknown = sorted(set(file.table) - _FILE_KEYS)
-    if unknown:
-        raise SettingsError(
-            f"[tool.tinymemory] in {file.path} has unknown keys {unknown}; "
-            f"known: {sorted(_FILE_KEYS)}"
-        )
+    unknown = unknown_keys(file)
+    if unknown is not None:
+        raise SettingsError(f"{unknown}; its keys are {', '.join(sorted(_FILE_KEYS))}")
 
     def pick(key: str) -> Any:
         setting = _BY_KEY[key]

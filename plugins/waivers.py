@@ -9,6 +9,7 @@ expires = 2027-03-31
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -57,13 +58,13 @@ def load_waivers(path: Path, known_ids: Collection[str]) -> dict[str, Waiver]:
     waivers: dict[str, Waiver] = {}
     for check_id, table in data.items():
         if check_id not in known_ids:
-            raise WaiverError(
-                f"waiver file {path} waives `{check_id}`, which is not a check id nor a "
-                f"fuzz target; `tinymemory-conformance checks` lists the checks"
-            )
+            raise WaiverError(_unknown_id(path, check_id, table, known_ids))
         if not isinstance(table, dict):
             raise WaiverError(f"waiver `{check_id}` must be a table with reason, issue, expires")
-        missing = [k for k in ("reason", "issue", "expires") if k not in table]
+        unknown = [k for k in table if k not in WAIVER_KEYS]
+        if unknown:
+            raise WaiverError(_unknown_keys(check_id, unknown))
+        missing = [k for k in WAIVER_KEYS if k not in table]
         if missing:
             raise WaiverError(f"waiver `{check_id}` lacks {', '.join(missing)}")
         expires = table["expires"]
@@ -76,3 +77,45 @@ def load_waivers(path: Path, known_ids: Collection[str]) -> dict[str, Waiver]:
             raise WaiverError(f"waiver `{check_id}`: issue must be a non-empty link")
         waivers[check_id] = Waiver(check_id, reason, issue, expires)
     return waivers
+
+
+WAIVER_KEYS = ("reason", "issue", "expires")
+"""The keys of one waiver's table, all required."""
+
+
+def _dotted(prefix: str, value: object) -> list[str]:
+    """The dotted names TOML made tables of: `[provider.x]` unquoted is `provider` > `x`."""
+    if not isinstance(value, dict) or any(k in WAIVER_KEYS for k in value):
+        return [prefix]
+    return [name for key, sub in value.items() for name in _dotted(f"{prefix}.{key}", sub)]
+
+
+def _unknown_id(path: Path, check_id: str, table: object, known_ids: Collection[str]) -> str:
+    """Why `check_id` is not a check id, with the likeliest fix."""
+    nested = [name for name in _dotted(check_id, table) if name in known_ids]
+    if nested:
+        name = nested[0]
+        return (
+            f"waiver file {path}: the table [{name}] is read by TOML as `{name.partition('.')[2]}` "
+            f'inside a table `{check_id}`, as its id is not quoted; write ["{name}"]'
+        )
+    close = difflib.get_close_matches(check_id, sorted(known_ids), n=1, cutoff=0.6)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    return (
+        f"waiver file {path} waives `{check_id}`, which is not a check id nor a fuzz "
+        f"target{hint}; "
+        f"`tinymemory-conformance checks` lists them"
+    )
+
+
+def _unknown_keys(check_id: str, unknown: list[str]) -> str:
+    """`waiver `x` has an unknown key `reson` (did you mean `reason`?); ...`"""
+    shown = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), WAIVER_KEYS, n=1, cutoff=0.6)
+        shown.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    noun = "key" if len(unknown) == 1 else "keys"
+    return (
+        f"waiver `{check_id}` has an unknown {noun} {', '.join(shown)}; a waiver's keys are "
+        f"{', '.join(WAIVER_KEYS)}"
+    )

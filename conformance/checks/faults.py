@@ -401,6 +401,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.timestamps_are_well_formed": (
         Fault("TimestampsWithoutZone", "gives entry times without a zone"),
         Fault("SummaryTimeWithoutZone", "reports a namespace's last update without a zone"),
+        Fault("ExportTimeWithoutZone", "exports each entry's time without a zone"),
     ),
     "provider.accepts_valid_input": (
         Fault("RefusesDottedNamespaces", "refuses any namespace holding a `.`"),

@@ -7,6 +7,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.provider_support import (
+    EXPORT_OWNERS,
     LIST_OWNERS,
     RECALL_OWNER,
     Row,
@@ -23,19 +24,30 @@ from conformance.provider import OwnedRecallOpts, Timestamp
 RFC3339 = "an RFC 3339 date-time with an offset (Z or ±hh:mm)"
 
 
+EXPORT_PAGE = 64
+MAX_EXPORT_PAGES = 2000
+"""Pages read looking for the check's own records; past it the export check speaks."""
+
+
 @check(
     "provider.timestamps_are_well_formed",
-    title="Entry and namespace times are RFC 3339 with an offset, and one entry has one time",
+    title="Entry, namespace and export times are RFC 3339 with an offset, and one entry has "
+    "one time",
     clause=(
         "kit-choices.md#provider-timestamps, "
-        "items-and-fingerprints.md#timestamps, provider-families.md#entry"
+        "items-and-fingerprints.md#timestamps, provider-families.md#entry, "
+        "provider-families.md#portability-export"
     ),
     storage=True,
 )
 def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
-    """Every `MemoryEntry.timestamp` from get, list and recall, and every
-    `NamespaceSummary.last_updated` that is set, parses as RFC 3339 with an offset (any
-    offset); the same entry carries the same instant whichever call returned it.
+    """Every `MemoryEntry.timestamp` from get, list and recall, every
+    `NamespaceSummary.last_updated` that is set, and the payload `timestamp` of the
+    entries' export records (where the payload has one) parses as RFC 3339 with an
+    offset (any offset); the same entry carries the same instant whichever of get, list
+    and recall returned it.
+
+    Catches a time without a zone (`2024-05-01T12:00:00`), which names no instant.
     """
     namespace = ns(ctx, "times")
     rows = [Row(namespace, key, f"timestamp probe {key}") for key in ("t1", "t2")]
@@ -67,6 +79,30 @@ def assert_timestamps_are_well_formed(provider: Any, ctx: CheckContext) -> None:
     for summary in provider.namespaces():
         if summary.namespace == namespace and summary.last_updated is not None:
             _instant(ctx, f"namespaces() summary of {namespace!r}", summary.last_updated)
+    for record in _exported(provider, ctx, namespace, set(keys)):
+        payload = record.payload
+        # One generation of the contract exports no timestamp: absent is no fault.
+        if isinstance(payload, dict) and "timestamp" in payload:
+            call = f"export_page(…) record of {payload.get('key')!r}, payload timestamp"
+            _instant(ctx, call, payload["timestamp"])
+
+
+def _exported(provider: Any, ctx: CheckContext, namespace: str, keys: set[str]) -> list[Any]:
+    """The export records of `keys` in `namespace`, paging only until all are seen; an
+    export that fails or misses them is the export check's to report."""
+    found: list[Any] = []
+    cursor: str | None = None
+    with ctx.precondition(EXPORT_OWNERS, "an export of the entries"):
+        for _ in range(MAX_EXPORT_PAGES):
+            page = provider.export_page(cursor, EXPORT_PAGE)
+            for record in page.records:
+                payload = record.payload if isinstance(record.payload, dict) else {}
+                if record.namespace == namespace and payload.get("key") in keys:
+                    found.append(record)
+            if len(found) >= len(keys) or page.next_cursor in (None, cursor):
+                break
+            cursor = page.next_cursor
+    return found
 
 
 def _instant(ctx: CheckContext, call: str, text: object) -> Timestamp:

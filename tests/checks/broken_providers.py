@@ -835,6 +835,20 @@ class SummaryTimeWithoutZone(ReferenceProvider):
         ]
 
 
+class ExportTimeWithoutZone(ReferenceProvider):
+    """Exports each entry's time as a local time without a zone (`2024-05-01T12:00:00`)."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        page = super().export_page(cursor, limit)
+        records = [
+            r.model_copy(update={"payload": {**r.payload, "timestamp": "2024-05-01T12:00:00"}})
+            if isinstance(r.payload, dict)
+            else r
+            for r in page.records
+        ]
+        return ExportPage(records=records, next_cursor=page.next_cursor)
+
+
 class RefusesDottedNamespaces(Hooked):
     """Refuses any namespace holding a `.` (LangGraph splits namespaces on dots)."""
 
@@ -1407,6 +1421,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     MinScoreExclusive: "provider.recall_honours_min_score",
     TimestampsWithoutZone: "provider.timestamps_are_well_formed",
     SummaryTimeWithoutZone: "provider.timestamps_are_well_formed",
+    ExportTimeWithoutZone: "provider.timestamps_are_well_formed",
     RefusesDottedNamespaces: "provider.accepts_valid_input",
     RefusesEmptySegments: "provider.accepts_valid_input",
     FoldsDotSegments: "provider.accepts_valid_input",

@@ -41,3 +41,14 @@ class AsyncReference(AsyncOver):
 
     def __init__(self) -> None:
         super().__init__(ReferenceProvider())
+
+
+class AtPath(ReferenceProvider):
+    """A provider whose constructor takes its options as keyword parameters, as a
+    vendor's class often does (`AtPath(path, mode="rw")`)."""
+
+    def __init__(self, path: str, mode: str = "rw") -> None:
+        super().__init__()
+        if not path or mode not in ("rw", "ro"):
+            raise ValueError(f"bad options: path={path!r}, mode={mode!r}")
+        self.path, self.mode = path, mode

@@ -101,7 +101,7 @@ def test_settings_come_from_pyproject_and_the_command_line_wins(
 def test_unknown_setting_in_pyproject_is_an_error(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.tinymemory]\ndriver = "null"\ndrvier = "null"\n')
     result = pytester.runpytest("-q")
-    result.stderr.fnmatch_lines(["*unknown keys*drvier*"])
+    result.stderr.fnmatch_lines(["*unknown key `drvier` (did you mean `driver`?); its keys are*"])
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
@@ -110,7 +110,9 @@ def test_unknown_setting_without_a_driver_is_a_warning(pytester: pytest.Pytester
     pytester.makepyfile("def test_own():\n    assert True\n")
     result = pytester.runpytest("-q")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["*unknown keys *drvier* and no driver; no conformance run*"])
+    result.stdout.fnmatch_lines(
+        ["*unknown key `drvier` (did you mean `driver`?), and no driver; no conformance run*"]
+    )
 
 
 def test_unknown_driver_is_one_paragraph_before_any_test(pytester: pytest.Pytester) -> None:
@@ -271,6 +273,7 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "trace",
         "precondition",
         "waived_by",
+        "replay",
     }
     assert {"seed", "repeat", "errors"} <= set(data)
 
