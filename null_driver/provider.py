@@ -80,7 +80,10 @@ class NullProvider(ProviderBase):
         return []
 
     def export_page(self, cursor: str | None, limit: int) -> ExportPage:
-        """One empty, final page; `Invalid` for any cursor, since none is ever issued."""
+        """One empty, final page; `Invalid` for a limit below 1 and for any cursor, since
+        none is ever issued."""
+        if limit < 1:
+            raise Invalid("export page limit must be greater than zero")
         if cursor is not None:
             raise Invalid("null provider does not issue export cursors")
         return ExportPage(records=[], next_cursor=None)
