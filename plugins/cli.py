@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 import conformance
 from conformance.checks.catalogue import all_checks
@@ -84,6 +85,13 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     # This command imported the kit before pytest could mark it for assertion rewriting;
     # the checks do not rely on rewritten asserts, so the warning says nothing useful.
     quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    if args.driver is not None and not args.driver.strip():
+        print(
+            "tinymemory-conformance run: the driver name is empty; give an entry-point name "
+            "(see `tinymemory-conformance drivers`), package.module:attr, or exec:COMMAND",
+            file=sys.stderr,
+        )
+        return 2
     if args.driver is None:
         # pytest reads the table itself; this only says, in one line, when it sets none.
         missing = _no_driver(read_pyproject(Path.cwd()))
@@ -122,9 +130,33 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_stdio(args.driver, parse_option_pairs(args.driver_option), resolve_driver)
 
 
+def _read_report(name: str) -> Report | str:
+    """The report in file `name`, or why it cannot be read, naming the file."""
+    path = Path(name)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"{path} is not JSON ({exc})"
+    try:
+        return Report.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the top level"
+        return (
+            f"{path} is JSON but not a conformance report ({exc.error_count()} problems; "
+            f"the first at {where}: {first['msg']})"
+        )
+
+
 def _report_diff(args: argparse.Namespace) -> int:
-    old = Report.model_validate(json.loads(Path(args.old).read_text()))
-    new = Report.model_validate(json.loads(Path(args.new).read_text()))
+    old, new = _read_report(args.old), _read_report(args.new)
+    for problem in (old, new):
+        if isinstance(problem, str):
+            print(f"tinymemory-conformance report diff: {problem}", file=sys.stderr)
+            return 2
+    assert isinstance(old, Report) and isinstance(new, Report)
     diff = diff_reports(old, new)
     print(
         f"{old.driver.name} {old.driver.version or ''} -> {new.driver.name} "

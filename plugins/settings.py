@@ -138,7 +138,12 @@ def _driver_spec(value: object, what: str) -> str:
             raise SettingsError(
                 f"{what}: a command as a list must be a non-empty list of strings, got {value!r}"
             ) from None
-    if not isinstance(value, str) or not value.strip():
+    if isinstance(value, str) and not value.strip():
+        raise SettingsError(
+            f"{what.strip()}: the driver name is empty; give an entry-point name (see "
+            f"`tinymemory-conformance drivers`), package.module:attr, or exec:COMMAND"
+        )
+    if not isinstance(value, str):
         raise SettingsError(
             f"{what}: wanted a name, a module:attr spec, an exec:COMMAND string, or a "
             f"command as a list of strings, got {value!r}"
@@ -412,8 +417,9 @@ def inert_note(file: FileTable) -> str | None:
 
 
 def driver_asked(cli: Mapping[str, Any], file: FileTable) -> bool:
-    """Whether a run is asked for: `--driver`, or `driver` in the file table."""
-    return bool(cli.get("driver")) or "driver" in file.table
+    """Whether a run is asked for: `--driver` (even empty: that is a mistake to name), or
+    `driver` in the file table."""
+    return cli.get("driver") is not None or "driver" in file.table
 
 
 def merge(file: FileTable, cli: Mapping[str, Any]) -> KitSettings:

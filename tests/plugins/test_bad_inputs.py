@@ -3,6 +3,8 @@ that asks for no run is left alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 PYPROJECT = "pyproject.toml"
@@ -172,3 +174,41 @@ def test_settings_without_a_driver_are_not_checked(pytester: pytest.Pytester) ->
     result = pytester.runpytest("-q", "-W", "error")
     result.assert_outcomes(passed=1)
     assert "tinymemory" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_empty_driver_name_is_one_line(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", "--driver=")
+    assert_one_line_usage_error(result, "--driver: the driver name is empty")
+
+
+def test_run_with_an_empty_driver_name_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from plugins.cli import main
+
+    assert main(["run", "--driver", ""]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "tinymemory-conformance run: the driver name is empty; give an entry-point name "
+        "(see `tinymemory-conformance drivers`), package.module:attr, or exec:COMMAND"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("not json at all", "is not JSON"),
+        ('{"kit_version": 3}', "is JSON but not a conformance report"),
+        (None, "cannot read"),
+    ],
+)
+def test_report_diff_names_the_file_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, why: str
+) -> None:
+    from plugins.cli import main
+
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    assert main(["report", "diff", str(bad), str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tinymemory-conformance report diff: ")
+    assert f"{bad}" in err[0] and why in err[0], err[0]
