@@ -26,11 +26,12 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
+
+from conformance import clock
 
 __all__ = [
     "ABANDONED_EXIT",
@@ -182,7 +183,7 @@ class _Watch:
         self.thread_id = threading.get_ident()
         self.thread_name = current.name
         self.main = current is threading.main_thread()
-        self.deadline = time.monotonic() + limit
+        self.deadline = clock.monotonic() + limit
         self.give_up = self.deadline + grace
         self.next_nudge = self.deadline
         self.expired = False
@@ -228,7 +229,7 @@ class _Watchdog:
     def _run(self) -> None:
         while True:
             with self._lock:
-                now = time.monotonic()
+                now = clock.monotonic()
                 stuck: list[_Watch] = []
                 wake = math.inf
                 for key, watch in list(self._watches.items()):

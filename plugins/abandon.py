@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from conformance import clock
 from conformance.checks.outcome import Inconclusive
 from conformance.report import CheckEntry
 from conformance.time_limit import ABANDONED_EXIT, HungCall
@@ -106,7 +106,7 @@ class Abandonment:
             longrepr=cast(Any, (item.nodeid, None, f"INCONCLUSIVE: {entry.reason}")),
             when="call",
             sections=self._captured(),
-            duration=time.perf_counter() - self.started,
+            duration=clock.perf_counter() - self.started,
             user_properties=[(PROPERTY, entry.model_dump())],
         )
 
@@ -122,7 +122,7 @@ class Abandonment:
             profile=profile,
             outcome="inconclusive",
             reason=str(Inconclusive(check_id, hung.label, hung.reason)),
-            duration=round(time.perf_counter() - self.started, 6),
+            duration=round(clock.perf_counter() - self.started, 6),
             calls=1,
             clause=chk.clause if chk else target.clause if target else "",
             optional=bool(chk and chk.needs),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from conformance import clock
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
 from conformance.fuzz.runner import FuzzTarget
@@ -233,7 +233,7 @@ class RunHooks:
         # What the abandon handler reports, should a call of this item hang.
         kit_item = isinstance(item, CheckItem | FuzzItem)
         self.abandonment.item = item if kit_item else None
-        self.abandonment.started = time.perf_counter()
+        self.abandonment.started = clock.perf_counter()
 
     def pytest_runtest_logfinish(self) -> None:
         self.abandonment.item = None

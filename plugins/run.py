@@ -8,11 +8,11 @@ the xdist controller never opens a store a worker needs.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance import clock
 from conformance.bridge import as_sync
 from conformance.checks.catalogue import Check, all_checks, run_one
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
@@ -418,7 +418,7 @@ class KitRun:
         seed = s.fuzz_seed
         if seed is None:
             seed = derive_seed(self.seed, target.id) % (1 << FUZZ_SEED_BITS)
-        started = time.perf_counter()
+        started = clock.perf_counter()
         report: FuzzReport | None = None
         with seeded_nonces(self.seed, target.id):
             try:
@@ -459,7 +459,7 @@ class KitRun:
         if report is not None:
             entry.calls, entry.retries = report.calls, report.retries
             entry.named_refusals = report.stats.named_refusals
-        entry.duration = round(time.perf_counter() - started, 6)
+        entry.duration = round(clock.perf_counter() - started, 6)
         entry.reason = self.redactor.text(entry.reason)
         if entry.outcome != "not run":  # always: the target ran
             waived = self._waive(target.id, CheckResult(target.id, entry.outcome, entry.reason))

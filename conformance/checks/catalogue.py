@@ -7,9 +7,9 @@ reached first.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from conformance import clock
 from conformance.checks.context import CheckContext, RunSettings
 from conformance.checks.outcome import (
     CheckResult,
@@ -54,7 +54,7 @@ def run_one(
 ) -> CheckResult:
     """Run one check (for one fetch mode, when given) and classify how it ended."""
     ctx = CheckContext(chk.id, settings, nonce, fetch_mode)
-    started = time.perf_counter()
+    started = clock.perf_counter()
     outcome: Any
     ending: BaseException | None = None
     try:
@@ -72,7 +72,7 @@ def run_one(
         id=chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]",
         outcome=outcome,
         reason=reason,
-        duration=time.perf_counter() - started,
+        duration=clock.perf_counter() - started,
         calls=ctx.calls,
         retries=ctx.retries,
         call_log=ctx.call_log,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from conformance import clock
 from conformance.bridge import as_sync
 from conformance.checks.copies import edits, private_copy
 from conformance.checks.evidence import compare_ids, field_differences, name_ids, show
@@ -230,7 +231,7 @@ class CheckContext:
                     if attempt < self.settings.retries:
                         attempt += 1
                         self.retries += 1
-                        time.sleep(
+                        clock.sleep(
                             min(
                                 self.settings.backoff * 2 ** (attempt - 1),
                                 self.settings.backoff_max,

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
-import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.stateful import run_state_machine_as_test
 
+from conformance import clock
 from conformance.checks.context import RunSettings
 from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.driver import Profile
@@ -344,7 +344,7 @@ def run_fuzz(
     cfg, options, report.narrowing = _configure(target.profile, subject, config, run)
     options = dataclasses.replace(options, oracle=oracle_factory)
     sink = FailureSink()
-    started = time.perf_counter()
+    started = clock.perf_counter()
     session: FuzzSession | None = None
     try:
         try:
@@ -369,7 +369,7 @@ def run_fuzz(
         if found is None and count >= DEFAULT_EXAMPLES:
             found = _scale(session, cfg, chosen, report)
         if found is not None:
-            report.time_to_failure = time.perf_counter() - started
+            report.time_to_failure = clock.perf_counter() - started
             failure = _settle(
                 report,
                 session,
@@ -385,7 +385,7 @@ def run_fuzz(
             )
             raise failure
     finally:
-        report.duration = time.perf_counter() - started
+        report.duration = clock.perf_counter() - started
         if session is not None and subject.built_first:
             session.shutdown()
     return report
@@ -451,7 +451,7 @@ def _scale(
     size = getattr(cfg, "scale_items", None) or getattr(cfg, "scale_rows", None) or 0
     if size <= 0 or not session.retains:
         return None
-    started = time.perf_counter()
+    started = clock.perf_counter()
     try:
         with session.program() as program:
             run_scale(program, size, (chosen or 0) % 2**16)
@@ -461,7 +461,7 @@ def _scale(
         report.passed, report.inconclusive = False, str(abandoned.reason)
         raise FuzzInconclusive(abandoned.reason, report) from None
     finally:
-        report.scale_seconds = time.perf_counter() - started
+        report.scale_seconds = clock.perf_counter() - started
     return None
 
 

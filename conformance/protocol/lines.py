@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import select
-import time
 from typing import Final
+
+from conformance import clock
 
 SPIN: Final = 250e-6
 """Seconds a reader polls for its next line before it sleeps."""
@@ -98,17 +99,17 @@ class LineReader:
                 return self.take_rest()
 
     def _wait(self, timeout: float | None) -> bool:
-        started = time.perf_counter()
+        started = clock.perf_counter()
         if self._polling:
             until = started + min(self.spin, timeout if timeout is not None else self.spin)
             while True:
                 if self._poll.poll(0):
                     return True
-                if time.perf_counter() >= until:
+                if clock.perf_counter() >= until:
                     break
                 os.sched_yield()
-        left = None if timeout is None else max(0.0, started + timeout - time.perf_counter())
+        left = None if timeout is None else max(0.0, started + timeout - clock.perf_counter())
         ready = bool(self._poll.poll(None if left is None else left * 1000))
         # Poll next time only if this line came within the polling window.
-        self._polling = self.spin > 0 and time.perf_counter() - started <= self.spin
+        self._polling = self.spin > 0 and clock.perf_counter() - started <= self.spin
         return ready

@@ -10,10 +10,10 @@ import shlex
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Sequence
 from typing import IO, Final
 
+from conformance import clock
 from conformance.protocol.errors import ProtocolError
 from conformance.protocol.lines import LineReader
 from conformance.report import redact_text as _redact
@@ -139,7 +139,7 @@ class DriverProcess:
         interrupt it there too (a blocking wait cannot be interrupted but by a signal,
         and signals reach the main thread only).
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else clock.monotonic() + timeout
         on_main = threading.current_thread() is threading.main_thread()
         while True:
             line = self._stdout.take_line()
@@ -147,7 +147,7 @@ class DriverProcess:
                 return line
             wait: float | None = None if on_main else READ_SLICE
             if deadline is not None and not self._stdout.has_partial:
-                left = deadline - time.monotonic()
+                left = deadline - clock.monotonic()
                 if left <= 0:
                     raise ProtocolError(
                         f"the driver process {self.command} said nothing within "

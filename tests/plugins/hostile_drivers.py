@@ -19,6 +19,7 @@ from conformance.provider import (
     Invalid,
     MemoryCategory,
     MemoryEntry,
+    MemoryHealth,
     MemoryTaint,
     NamespaceSummary,
 )
@@ -204,3 +205,20 @@ class DescriptorHangs(ReferenceEngine):
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
         time.sleep(HANG)
         return super().descriptor()
+
+
+class FreezesTime(ReferenceProvider):
+    """Patches the `time` module's clocks to 0 when built, and takes 2 s (by the real
+    clock) to answer `health`: the kit's durations and time limits must not notice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import time
+
+        self._sleep = time.sleep
+        frozen = lambda: 0.0  # noqa: E731
+        time.time = time.perf_counter = time.monotonic = frozen  # type: ignore[assignment]
+
+    def health(self) -> MemoryHealth:
+        self._sleep(2)
+        return super().health()

@@ -134,3 +134,23 @@ def test_a_hang_before_any_check_still_ends_with_a_report(
     assert [(c.id, c.outcome) for c in report.checks] == [("engine.collection", "inconclusive")]
     assert "at descriptor()" in report.checks[0].reason
     assert report.summary.verdict == "inconclusive"
+
+
+def test_a_driver_freezing_time_moves_no_duration_and_no_time_limit(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, report = run_hostile(
+        pytester,
+        monkeypatch,
+        "FreezesTime",
+        "provider",
+        "-k",
+        "provider.health or provider.store_get_round_trip",
+    )
+    outcomes = {c.id: c for c in report.checks if c.outcome != "skipped"}
+    assert outcomes["provider.store_get_round_trip"].outcome == "passed"
+    # health takes 2 s by the real clock: the 0.5 s limit holds though `time` is frozen.
+    assert outcomes["provider.health"].outcome in ("failed", "inconclusive")
+    assert "0.5" in outcomes["provider.health"].reason
+    assert all(c.duration >= 0 for c in report.checks)
+    assert 0.4 < outcomes["provider.health"].duration < 2.0
