@@ -26,6 +26,7 @@ from conformance.report import (
 )
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
+from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
 from plugins.report_file import write_report
@@ -124,7 +125,8 @@ class FuzzItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        entry, replay = run.run_fuzz_target(self.target)
+        with showing_progress(self.config):
+            entry, replay = run.run_fuzz_target(self.target)
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{self.target.id} ({self.target.clause})"

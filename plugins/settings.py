@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from conformance.fuzz_defaults import DEFAULT_EXAMPLES
 from conformance.redaction import redact_options
 
 if sys.version_info >= (3, 11):  # noqa: UP036 - tomli stays the fallback the package declares
@@ -250,7 +251,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fuzz", "also run the property-based fuzzing items", _boolean, flag=True),
     Setting(
         "fuzz-examples",
-        "programs per fuzz target (default 100)",
+        f"programs per fuzz target (default {DEFAULT_EXAMPLES})",
         _at_least(1),
         metavar="N",
     ),

@@ -59,6 +59,22 @@ class ControllerHooks:
         self.suite = suite
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_setupnodes(self, config: pytest.Config, specs: list[Any]) -> None:
+        # The workers take seconds to come up, each loading the kit and the driver, and
+        # nothing else says so: one line, so a silent terminal is not taken for a hang.
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or config.get_verbosity() < 0:
+            return
+        count = len(specs)
+        workers = "worker" if count == 1 else "workers"
+        reporter.ensure_newline()
+        reporter.write_line(
+            f"tinymemory: starting {count} pytest-xdist {workers}; each loads the kit and "
+            f"driver `{self.ledger.driver.name}` and builds its own instance before its "
+            "first check (seconds, more for a slow driver)"
+        )
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         # Each worker derives its own streams from this seed and its worker id.
         node.workerinput[SEED_KEY] = self.ledger.seed

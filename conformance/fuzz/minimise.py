@@ -72,6 +72,8 @@ class Replayer:
     budget: int
     """Driver calls the shrinker may still make (verification replays are not counted);
     a replay starts only while some are left, and is charged what it made."""
+    progress: Callable[[int], None] | None = None
+    """Told the budget left after each of the shrinker's replays."""
 
     def run(self, programs: Programs, *, full_every: int | None = None) -> ReplayOutcome:
         """Run `programs` in order on one fresh instance, as a regression test would."""
@@ -114,6 +116,8 @@ class Replayer:
         before = self.stats.calls
         outcome = self.run(programs)
         self.budget -= self.stats.calls - before
+        if self.progress is not None:
+            self.progress(self.budget)
         return outcome
 
 

@@ -41,6 +41,7 @@ from conformance.fuzz.engine_differential import ENGINE_TARGET
 from conformance.fuzz.engine_machine import engine_state_machine
 from conformance.fuzz.minimise import Replayer, same_failure, shrink
 from conformance.fuzz.narrowing import narrow_engine, narrow_provider
+from conformance.fuzz.progress import ProgressMeter
 from conformance.fuzz.provider_differential import PROVIDER_TARGET
 from conformance.fuzz.provider_machine import provider_state_machine
 from conformance.fuzz.repro import repro_source, write_repro
@@ -48,7 +49,9 @@ from conformance.fuzz.scale import run_scale
 from conformance.fuzz.session import FuzzSession, SessionOptions
 from conformance.fuzz.stats import PAGED_READS, FuzzStats
 from conformance.fuzz.steps import FailureSink, Step, program
+from conformance.fuzz.storage import kit_storage
 from conformance.fuzz.subject import Subject, subject_of
+from conformance.fuzz_defaults import DEFAULT_EXAMPLES, DEFAULT_STEPS
 
 __all__ = [
     "DEFAULT_EXAMPLES",
@@ -63,13 +66,6 @@ __all__ = [
     "fuzz_settings",
     "run_fuzz",
 ]
-
-DEFAULT_EXAMPLES: Final = 40
-"""Examples (programs) per run unless `examples` says otherwise."""
-
-DEFAULT_STEPS: Final = 80
-"""Most steps of one program: long enough that the stores programs start with are
-read, paged, forgotten and exported many times over."""
 
 DEFAULT_SHRINK_CALLS: Final = 20_000
 """Driver calls the shrinker may make: a bound by work, never by the clock, so one seed
@@ -178,13 +174,24 @@ class FuzzReport:
         """Retries of transient errors (`Unavailable`), counted like `calls`."""
         return self.stats.retries
 
+    def _programs_note(self) -> str:
+        # Hypothesis counts only the draws it keeps toward the budget: one it discards
+        # (too long for its buffer, say) ran all the same and is counted here.
+        scale = 1 if self.scale_seconds > 0 else 0
+        extra = self.runs - self.examples - scale
+        note = f"{self.examples} asked"
+        if extra > 0:
+            note += f", {extra} more in place of draws hypothesis discarded"
+        return note + (", 1 scale" if scale else "")
+
     def summary(self) -> str:
         """One line for the report: programs, steps, seed, oracle, cost, reach."""
         found = "derandomized" if self.seed is None else f"seed {self.seed}"
         median, most = self.stats.peak_sizes()
         crossed = ", ".join(f"{read} {self.stats.crossing_share(read):.0%}" for read in PAGED_READS)
         line = (
-            f"{self.runs} programs, {self.steps} steps, {found}, oracle {self.oracle}; "
+            f"{self.runs} programs ({self._programs_note()}), {self.steps} steps, {found}, "
+            f"oracle {self.oracle}; "
             f"{self.calls} driver calls ({self.stats.calls_per_step():.2f} per step), "
             f"{self.retries} retries; store size median {median:g}, max {most}; "
             f"programs crossing a page: {crossed}"
@@ -309,7 +316,8 @@ def run_fuzz(
     factory), a zero-argument factory of an engine or provider (a class, say), or an
     engine or provider object (sync or async); anything else is a `TypeError` saying so.
     `settings` are the run's call rules (time limit, retries, credentials to redact,
-    declared constraints); `steps` caps the steps of one program (default 30);
+    declared constraints); `examples` is the programs asked for (default
+    `DEFAULT_EXAMPLES`); `steps` caps the steps of one program (default `DEFAULT_STEPS`);
     `shrink_calls` bounds the driver calls made while shrinking (default 20,000).
 
     `driver_spec`/`driver_options` name how the regression test rebuilds the driver
@@ -406,6 +414,14 @@ def _patched(owner: Any, name: str, value: Any) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _finally(then: Callable[[], None]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        then()
+
+
+@contextlib.contextmanager
 def pinned_generation() -> Iterator[None]:
     """Make a search a function of its seed alone, and every program a fresh draw.
 
@@ -452,8 +468,10 @@ def _scale(
     if size <= 0 or not session.retains:
         return None
     started = clock.perf_counter()
+    meter = ProgressMeter(report.target_id, "scale", size)
+    meter.tick(0)
     try:
-        with session.program() as program:
+        with session.program() as program, _finally(lambda: meter.tick(0, final=True)):
             run_scale(program, size, (chosen or 0) % 2**16)
     except FoundFailure as found:
         return found.failure
@@ -477,14 +495,21 @@ def _search(
 ) -> ConformanceFailure | None:
     """Run the search; its first failure, or `None` when every program passed."""
     machine = engine_state_machine(cfg) if profile == "engine" else provider_state_machine(cfg)
+    meter = ProgressMeter(report.target_id, "search", count)
 
     def factory() -> Any:
+        # Called once per program: the programs opened so far have run.
+        meter.tick(report.stats.examples, report.stats.steps)
         return machine(cast(Any, session.open()))
 
     if chosen is not None:
         factory = hypothesis_seed(chosen)(factory)
     try:
-        with pinned_generation():
+        with (
+            pinned_generation(),
+            kit_storage(),
+            _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
+        ):
             # Any callable returning a machine will do, as hypothesis documents; its stub
             # asks for a class.
             run_state_machine_as_test(
@@ -546,7 +571,15 @@ def _settle(
             "shrunk; pass a conformance.Driver or a factory to run_fuzz"
         )
     else:
-        replayer = Replayer(report.target_id, subject.fresh, options, report.stats, budget)
+        meter = ProgressMeter(report.target_id, "shrink", budget)
+        replayer = Replayer(
+            report.target_id,
+            subject.fresh,
+            options,
+            report.stats,
+            budget,
+            progress=lambda left: meter.tick(budget - left),
+        )
         again = replayer.run(programs)
         if not (again.failure is not None and same_failure(again.failure, found)):
             again = replayer.run([*history, steps]) if history else again
@@ -561,7 +594,9 @@ def _settle(
                     f"{found.got} (unreliable: it did not fail again on a fresh instance)",
                 )
         if refused is None:
-            programs, failure = shrink(replayer, programs, found)
+            meter.tick(0)
+            with _finally(lambda: meter.tick(budget - max(replayer.budget, 0), final=True)):
+                programs, failure = shrink(replayer, programs, found)
             attributed = replayer.run(programs, full_every=1)
             if attributed.failure is not None:
                 failure, every = attributed.failure, 1

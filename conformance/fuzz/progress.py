@@ -1,0 +1,114 @@
+"""Progress of a fuzz run while it runs: programs done of the total, steps per second,
+elapsed time, throttled for a terminal.
+
+A run reports to the listener installed with `listening` (the pytest plugin installs one
+that writes to the terminal); with none installed, reporting costs one lookup. Progress
+is a terminal matter: it never enters a report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from conformance import clock
+
+__all__ = ["FuzzProgress", "Listener", "ProgressMeter", "listening"]
+
+Phase = Literal["search", "scale", "shrink"]
+
+Listener = Callable[["FuzzProgress"], None]
+"""Receives each progress event that passes the throttle."""
+
+INTERVAL: Final = 1.0
+"""Fewest seconds between two progress events of one phase (its first and last always
+pass): more often than this a terminal only flickers."""
+
+_listener: contextvars.ContextVar[tuple[Listener, float] | None] = contextvars.ContextVar(
+    "tinymemory_fuzz_progress", default=None
+)
+
+
+@contextlib.contextmanager
+def listening(listener: Listener | None, interval: float = INTERVAL) -> Iterator[None]:
+    """Send the progress of fuzz runs started inside the block to `listener`, at most
+    once per `interval` seconds a phase (never more often than once a second)."""
+    token = _listener.set(None if listener is None else (listener, max(interval, INTERVAL)))
+    try:
+        yield
+    finally:
+        _listener.reset(token)
+
+
+@dataclass(frozen=True)
+class FuzzProgress:
+    """Where one phase of a fuzz run stands."""
+
+    target_id: str
+    phase: Phase
+    done: int
+    """Programs run (search), or driver calls made (shrink); 0 for scale."""
+    total: int
+    """Programs asked for (search), the call budget (shrink), or items (scale)."""
+    steps: int
+    """Steps run so far (search)."""
+    elapsed: float
+    """Seconds since the phase began."""
+    final: bool = False
+    """The phase has ended."""
+
+    def line(self) -> str:
+        """One line for a terminal."""
+        head = f"[tinymemory fuzz] {self.target_id}:"
+        took = f"{self.elapsed:.1f} s"
+        if self.phase == "scale":
+            state = "done" if self.final else "running"
+            return f"{head} scale phase ({self.total} items) {state}, {took}"
+        if self.phase == "shrink":
+            state = "shrunk" if self.final else "shrinking the failing program"
+            return f"{head} {state}, {self.done} of at most {self.total} driver calls, {took}"
+        rate = self.steps / self.elapsed if self.elapsed > 0 else 0.0
+        # Draws hypothesis discards run too, beyond the budget they do not count toward.
+        done = f"{self.done}/{self.total}" if self.done <= self.total else f"{self.done}"
+        extra = f" ({self.total} asked)" if self.done > self.total else ""
+        return f"{head} {done} programs{extra}, {self.steps} steps, {rate:.1f} steps/s, {took}"
+
+
+class ProgressMeter:
+    """One phase's progress, sent to the listener installed when it was made, at most
+    once per the listener's interval (the phase's first and last events always)."""
+
+    def __init__(
+        self,
+        target_id: str,
+        phase: Phase,
+        total: int,
+        *,
+        now: Callable[[], float] = clock.perf_counter,
+    ) -> None:
+        self.target_id = target_id
+        self.phase: Phase = phase
+        self.total = total
+        installed = _listener.get()
+        self.listener: Listener | None = None if installed is None else installed[0]
+        self.interval = INTERVAL if installed is None else installed[1]
+        self.now = now
+        self.started = now()
+        self.last: float | None = None
+
+    def tick(self, done: int, steps: int = 0, *, final: bool = False) -> None:
+        """Report `done` (and `steps`) when the throttle lets it through."""
+        if self.listener is None:
+            return
+        at = self.now()
+        if not final and self.last is not None and at - self.last < self.interval:
+            return
+        self.last = at
+        self.listener(
+            FuzzProgress(
+                self.target_id, self.phase, done, self.total, steps, at - self.started, final
+            )
+        )
