@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final, Protocol
 
+from pydantic import ConfigDict, with_config
+
 from conformance.engine.blank import is_blank
 from conformance.engine.items import Conversation, Document, DocumentBody, Learning, Role, Turn
 from conformance.provider.constants import MAX_NAMESPACE_LEN
@@ -71,6 +73,7 @@ class EngineItem(Protocol):
     def model_dump(self, *, mode: str) -> Any: ...
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))  # the wire schema's descriptions
 @dataclass(frozen=True)
 class Constraints:
     """Contract-valid input a driver's store refuses, each field one limit.

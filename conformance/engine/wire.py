@@ -47,6 +47,8 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         ser_json_inf_nan="null",
         validate_assignment=True,
+        # Field docstrings describe the fields in the published wire schema.
+        use_attribute_docstrings=True,
     )
 
 

@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from conformance.checks.evidence import show
 from conformance.constraints import named_refusal
+from conformance.engine.blank import is_blank
 from conformance.fuzz.bulk import bulk_entries
 from conformance.fuzz.config import ROOT_PLACEHOLDER
 from conformance.fuzz.differential import (
@@ -553,7 +554,7 @@ class ProviderDifferential(DocumentsDifferential):
     ) -> None:
         """What every reading of recall finds: nothing for a blank query; `min(limit,
         matches)` rows for one word that rows contain; the row that is the query first."""
-        if not query.strip():
+        if is_blank(query):
             self.require(not hits, call, "[] for a blank query", f"{len(hits)} hits")
             return
         rows = [

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeInt
 class Version(BaseModel):
     """A `major.minor` version; only the major number decides compatibility."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     major: NonNegativeInt
     minor: NonNegativeInt
@@ -32,11 +32,13 @@ KIT_NAME: Final = "tinymemory-conformance"
 
 class _Message(BaseModel):
     # Unknown keys are kept, not refused: a later minor version may add some.
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
 
 class KitInfo(BaseModel):
     """Which kit is speaking."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     name: str = KIT_NAME
     version: str
@@ -110,7 +112,7 @@ class Result(_Message):
 class ErrorBody(BaseModel):
     """A contract error: the profile's wire name and the inner message (no prefix)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
     name: str
     message: str

@@ -13,6 +13,8 @@ from typing import Any, Final
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
+from conformance.constraints import Constraints
+from conformance.engine import EngineDescriptor
 from conformance.protocol.messages import (
     PROTOCOL_VERSION,
     Error,
@@ -22,6 +24,7 @@ from conformance.protocol.messages import (
     Shutdown,
 )
 from conformance.protocol.operations import OPERATIONS
+from conformance.provider import OwnedRecallOpts
 
 SCHEMA_ID: Final = "tinymemory-conformance/protocol"
 
@@ -44,6 +47,11 @@ def protocol_schema() -> dict[str, Any]:
     for op in OPERATIONS:
         inputs += [(f"{op.name}/{p.name}", "serialization", p.adapter) for p in op.params]
         inputs.append((f"{op.name}/result", "validation", op.result))
+    # The handshake carries these as plain JSON objects; the schema names their fields.
+    inputs += [
+        ("EngineDescriptor", "validation", TypeAdapter(EngineDescriptor)),
+        ("Constraints", "validation", TypeAdapter(Constraints)),
+    ]
     by_key, defs = TypeAdapter.json_schemas(inputs, ref_template="#/$defs/{model}")
     schema_of = {key: value for (key, _mode), value in by_key.items()}
 
@@ -75,6 +83,8 @@ def protocol_schema() -> dict[str, Any]:
         # `type` has a default in Python, but every message on the wire carries it.
         message = definitions[name]
         message["required"] = ["type", *(k for k in message.get("required", []) if k != "type")]
+    _describe_handshake(definitions)
+    _describe_recall_opts(definitions)
     definitions["calls"] = calls
     definitions["results"] = results
     definitions["KitMessage"] = {
@@ -103,6 +113,36 @@ def protocol_schema() -> dict[str, Any]:
         "oneOf": [{"$ref": "#/$defs/KitMessage"}, {"$ref": "#/$defs/DriverMessage"}],
         "$defs": dict(sorted(definitions.items())),
     }
+
+
+def _describe_handshake(definitions: dict[str, Any]) -> None:
+    """The handshake's `engine` is an `EngineDescriptor`, its `constraints` the
+    `Constraints` fields (an unknown one is refused), its `capabilities` family names."""
+    properties = definitions["Handshake"]["properties"]
+    properties["engine"] = {
+        "anyOf": [{"$ref": "#/$defs/EngineDescriptor"}, {"type": "null"}],
+        "default": None,
+        "description": properties["engine"]["description"],
+    }
+    constraints = dict(definitions["Constraints"])
+    constraints["additionalProperties"] = False
+    definitions["Constraints"] = constraints
+    properties["constraints"] = {
+        "$ref": "#/$defs/Constraints",
+        "description": properties["constraints"]["description"],
+    }
+    capabilities = properties["capabilities"]
+    capabilities["description"] += " (`$defs/Capability`; a name the kit does not know is ignored)"
+
+
+def _describe_recall_opts(definitions: dict[str, Any]) -> None:
+    """`OwnedRecallOpts` by its fields: its serializer (which omits unset fields) leaves
+    pydantic's serialization schema an open object."""
+    schema = TypeAdapter(OwnedRecallOpts).json_schema(
+        mode="validation", ref_template="#/$defs/{model}"
+    )
+    schema["additionalProperties"] = False
+    definitions["OwnedRecallOpts"] = schema
 
 
 def render() -> str:

@@ -12,4 +12,5 @@ class WireModel(BaseModel):
     `Optional` field missing on input reads as `None`, as serde does.
     """
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # Field docstrings describe the fields in the published wire schema.
+    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
 from .errors import Invalid
@@ -92,6 +92,17 @@ class MemoryCategory:
             python_schema=core_schema.union_schema([core_schema.is_instance_schema(cls), from_str]),
             serialization=core_schema.to_string_ser_schema(),
         )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "minLength": 1,
+            "description": "A memory category: `core`, `daily`, `conversation`, or "
+            "`custom:<name>` (any other non-empty string reads as `custom:<string>`).",
+        }
 
 
 def _parse_for_pydantic(text: str) -> MemoryCategory:
