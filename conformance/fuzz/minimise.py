@@ -4,9 +4,10 @@ Every replay builds a fresh instance and runs the programs through a `FuzzSessio
 exactly as a regression test does, so whatever fails here fails there. Shrinking is
 the kit's own, deterministic for a seed and bounded by the driver calls it may make
 (never by the clock): it drops earlier programs a history-dependent fault does not need, then
-chunks of steps (halves, quarters, ... single steps), then shrinks arguments (a bulk's
-size, the items of a batch, the ids of a get), keeping each change whose replay still
-fails as the original did.
+chunks of steps (halves, quarters, ... single steps), then folds the writes left into the
+program's first bulk (a fault shown by a store size needs one bulk of that size), then
+shrinks arguments (a bulk's size by bisection, the items of a batch, the ids of a get),
+keeping each change whose replay still fails as the original did.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import inspect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.fuzz.differential import StepNotApplicable
@@ -24,7 +25,7 @@ from conformance.fuzz.session import FuzzSession, SessionOptions, differential_c
 from conformance.fuzz.stats import FuzzStats
 from conformance.fuzz.steps import Step
 
-__all__ = ["ReplayOutcome", "Replayer", "same_failure", "shrink"]
+__all__ = ["ReplayOutcome", "Replayer", "least_count", "same_failure", "shrink"]
 
 T = TypeVar("T")
 
@@ -140,10 +141,75 @@ def _chunks_removed(items: Sequence[T], keeps: Callable[[list[T]], bool]) -> lis
     return best
 
 
-def _smaller_counts(count: int) -> list[int]:
-    return sorted(
-        {c for c in (1, count // 4, count // 2, (3 * count) // 4, count - 1) if 0 < c < count}
-    )
+def least_count(count: int, fails: Callable[[int], bool]) -> int:
+    """The least count from 1 up that still fails, by bisection (`count` fails): exact when
+    failing is monotone in the count, as a fault that shows at a store size is, and a
+    failing count whatever it is."""
+    low, high = 0, count
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fails(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+BULK: Final = "store_bulk"
+"""The step that writes many at once, with a `count` argument in both differentials."""
+
+
+def _weight(step: Step, names: Sequence[str]) -> int:
+    """How many things a step writes, at most: its `count`, else its longest list (a
+    batch, writes between pages), else one."""
+    weight = 1
+    for position, value in enumerate(step.args):
+        name = names[position] if position < len(names) else ""
+        if name == "count" and isinstance(value, int):
+            weight = max(weight, value)
+        elif isinstance(value, list):
+            weight = max(weight, len(value))
+    return weight
+
+
+def _absorbed(programs: Programs, cls: type[Any], fails: Callable[[Programs], bool]) -> Programs:
+    """Fold the last program's writes into its first bulk: a fault that shows once the
+    store holds enough (a listing capped at 50) needs one bulk of that size, not the
+    dozen writes that reached it, none of which the step-by-step removal can drop alone.
+    First every other step at once, then one step at a time, latest first; the count is
+    then shrunk with the other arguments."""
+    steps = programs[-1]
+    at = next((n for n, step in enumerate(steps) if step.name == BULK), None)
+    if at is None:
+        return programs
+    names = list(inspect.signature(getattr(cls, BULK)).parameters)[1:]
+    if "count" not in names:
+        return programs
+    position = names.index("count")
+
+    def grown(bulk: Step, by: int) -> Step:
+        args = list(bulk.args)
+        args[position] = int(args[position]) + by
+        return Step(bulk.name, tuple(args), bulk.kwargs)
+
+    def weight(step: Step) -> int:
+        return _weight(step, list(inspect.signature(getattr(cls, step.name)).parameters)[1:])
+
+    others = [step for n, step in enumerate(steps) if n != at]
+    alone = [grown(steps[at], sum(weight(step) for step in others))]
+    if others and fails([*programs[:-1], alone]):
+        return [*programs[:-1], alone]
+    best = list(steps)
+    for number in reversed(range(len(steps))):
+        bulk_at = next(n for n, step in enumerate(best) if step.name == BULK)
+        if number >= len(best) or number == bulk_at:
+            continue
+        candidate = list(best)
+        candidate[bulk_at] = grown(best[bulk_at], weight(best[number]))
+        del candidate[number]
+        if fails([*programs[:-1], candidate]):
+            best = candidate
+    return [*programs[:-1], best]
 
 
 def shrink(
@@ -174,7 +240,7 @@ def shrink(
         kept = _chunks_removed(best[:-1], lambda history: fails([*history, best[-1]]))
         best = [*kept, best[-1]]
     last = _chunks_removed(best[-1], lambda steps: fails([*best[:-1], steps]))
-    best = [*best[:-1], last]
+    best = _absorbed([*best[:-1], last], cls, fails)
     for at in range(len(best[-1])):
         best = _shrink_arguments(best, at, cls, fails)
     for number in range(len(best) - 1):
@@ -189,6 +255,13 @@ def _keeping(
 ) -> Callable[[list[Any]], bool]:
     """Whether a non-empty list in place of argument `position` still fails."""
     return lambda kept: bool(kept) and fails(with_arg(position, kept))
+
+
+def _counting(
+    with_arg: Callable[[int, Any], Programs], position: int, fails: Callable[[Programs], bool]
+) -> Callable[[int], bool]:
+    """Whether a count in place of argument `position` still fails."""
+    return lambda count: fails(with_arg(position, count))
 
 
 def _with_program(programs: Programs, number: int, steps: list[Step]) -> Programs:
@@ -219,10 +292,10 @@ def _shrink_arguments(
 
     for position, value in enumerate(step.args):
         name = names[position] if position < len(names) else ""
-        if name == "count" and isinstance(value, int):
-            for smaller in _smaller_counts(value):
-                if fails(with_arg(position, smaller)):
-                    return _shrink_arguments(with_arg(position, smaller), at, cls, fails)
+        if name == "count" and isinstance(value, int) and value > 1:
+            least = least_count(value, _counting(with_arg, position, fails))
+            if least < value:
+                return _shrink_arguments(with_arg(position, least), at, cls, fails)
         elif isinstance(value, list) and len(value) > 1:
             shorter = _chunks_removed(value, _keeping(with_arg, position, fails))
             if len(shorter) < len(value):
