@@ -62,10 +62,16 @@ def test_recall_is_always_empty(provider: NullProvider) -> None:
     assert provider.recall("needle", 8, OwnedRecallOpts(), SourceScope(allow=[])) == []
 
 
-@pytest.mark.parametrize("limit", [0, 1, 64])
+@pytest.mark.parametrize("limit", [1, 64])
 def test_export_is_one_empty_final_page(provider: NullProvider, limit: int) -> None:
     page = provider.export_page(None, limit)
     assert (page.records, page.next_cursor) == ([], None)
+
+
+@pytest.mark.parametrize("limit", [0, -1])
+def test_export_refuses_a_limit_below_one(provider: NullProvider, limit: int) -> None:
+    with pytest.raises(Invalid):
+        provider.export_page(None, limit)
 
 
 @pytest.mark.parametrize("cursor", ["0", "", "!not-a-cursor!"])
