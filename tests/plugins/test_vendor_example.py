@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -178,4 +179,39 @@ def test_the_readmes_install_commands_work_as_written(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((own / "conformance" / "report.json").read_text())
+    assert report["summary"]["verdict"] == "pass"
+
+
+def test_a_vendor_goes_from_a_red_run_to_the_fix(vendor_env: Path, tmp_path: Path) -> None:
+    """The README's walkthrough with a planted fault: a red run names the failing check,
+    its replay and explain commands and where both reports are; `explain` says what the
+    check holds; the fix turns the run green."""
+    project = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    store = project / "acme_memory" / "store.py"
+    correct = store.read_text()
+    assert correct.count("session_id=session_id,") == 1
+    store.write_text(correct.replace("session_id=session_id,", "session_id=None,"))
+
+    red = run(vendor_env, "-m", "pytest", "-p", "no:cacheprovider", cwd=project)
+    out = red.stdout + red.stderr
+    assert red.returncode == 1, out
+    check = "provider.store_get_round_trip"
+    assert f"conformance check `{check}` failed at " in out
+    assert "replay: pytest " in out and f"-k {check}" in out
+    assert f"explain: tinymemory-conformance explain {check}" in out
+    shown = re.search(r"report: (\S+) \(JSON\), (\S+) \(Markdown\)", out)
+    assert shown is not None, out
+    assert shown.group(1).endswith("conformance/report.json"), shown.group(0)
+    assert shown.group(2).endswith("conformance/report.md"), shown.group(0)
+    markdown = (project / "conformance" / "report.md").read_text()
+    assert markdown.index("fail") < markdown.index("### Failures") < markdown.index(check)
+
+    explained = run(vendor_env, "-m", "plugins.cli", "explain", check, cwd=project)
+    assert explained.returncode == 0 and "session" in explained.stdout, explained.stdout
+
+    store.write_text(correct)
+    green = run(vendor_env, "-m", "pytest", "-p", "no:cacheprovider", "-q", cwd=project)
+    assert green.returncode == 0, green.stdout + green.stderr
+    report = json.loads((project / "conformance" / "report.json").read_text())
     assert report["summary"]["verdict"] == "pass"
