@@ -397,6 +397,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.recall_honours_min_score": (
         Fault("IgnoresMinScore", "recall drops min_score"),
         Fault("MinScoreExclusive", "keeps only hits scoring strictly above min_score"),
+        Fault(
+            "RecallStopsBelowMinScore",
+            "stops scanning at the first match below min_score, losing later ones above it",
+        ),
     ),
     "provider.timestamps_are_well_formed": (
         Fault("TimestampsWithoutZone", "gives entry times without a zone"),

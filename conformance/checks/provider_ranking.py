@@ -94,11 +94,13 @@ def assert_recall_ranks_best_first(provider: Any, ctx: CheckContext) -> None:
 
 MIN_SCORE_QUERY = "cobalt"
 SCORED = (
-    ("m1", "cobalt"),
-    ("m2", "cobalt kettle"),
-    ("m3", "a cobalt kettle on the stove"),
-    ("m4", "a cobalt kettle left on the old iron stove in the back kitchen"),
+    ("m1", "a cobalt kettle left on the old iron stove in the back kitchen"),
+    ("m2", "a cobalt kettle on the stove"),
+    ("m3", "cobalt kettle"),
+    ("m4", "cobalt"),
 )
+"""Best last by key: a driver that stops scanning at the first entry below `min_score`
+(a `break` for a `continue`) loses every entry after it."""
 
 
 @check(

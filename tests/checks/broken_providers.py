@@ -1254,6 +1254,29 @@ class RecallPassesQueryToSearchSyntax(ReferenceProvider):
         return super().recall(query, limit, opts, scope)
 
 
+class RecallStopsBelowMinScore(ReferenceProvider):
+    """Recall scans in key order and stops at the first match scoring below `min_score`
+    (a `break` where a `continue` belonged), losing every later match above it."""
+
+    def recall(
+        self,
+        query: str,
+        limit: int,
+        opts: OwnedRecallOpts,
+        scope: SourceScope | None = None,
+    ) -> builtins.list[MemoryEntry]:
+        unfiltered = super().recall(query, 1000, opts.model_copy(update={"min_score": None}), scope)
+        if opts.min_score is None:
+            return unfiltered[:limit]
+        kept: builtins.list[MemoryEntry] = []
+        for entry in sorted(unfiltered, key=lambda e: e.key):
+            if (entry.score or 0.0) < opts.min_score:
+                break
+            kept.append(entry)
+        kept.sort(key=lambda e: -(e.score or 0.0))
+        return kept[:limit]
+
+
 # Each broken provider and the check that exists to catch it.
 class _ClearsPrefix(ReferenceDocuments):
     def clear_namespace(self, namespace: str) -> None:
@@ -1340,6 +1363,7 @@ class DocumentDeleteIgnoresIdCase(ReferenceProvider):
 
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     ProviderDown: "provider.health",
+    RecallStopsBelowMinScore: "provider.recall_honours_min_score",
     RecallPassesQueryToSearchSyntax: "provider.recall_takes_any_query",
     ExportTakesLimitZero: "provider.export_cursor_terminates",
     ProviderHealthRaises: "provider.health",
