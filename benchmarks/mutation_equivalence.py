@@ -32,7 +32,7 @@ _MESSAGE_CALLS = frozenset(
 )
 _SQL = re.compile(
     r"\b(select|insert|update|delete|where|values|order by|group by|limit|from|join|"
-    r"excluded|and|or|count|max)\b",
+    r"excluded|and|or|count|max)\b|=\s*\?",
     re.IGNORECASE,
 )
 _LITERAL = re.compile(r"'(?:[^']|'')*'")
