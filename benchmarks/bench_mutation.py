@@ -193,20 +193,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="programs per fuzz run for some subjects, e.g. sqlite=8 (default: the default "
         "budget for every subject)",
     )
+    parser.add_argument(
+        "--fuzz-all",
+        action="store_true",
+        help="phase 2 fuzzes every survivor, the ones judged equivalent too (a check of the "
+        "judgements; by default only the survivors no rule or table explains)",
+    )
+    parser.add_argument(
+        "--reuse-suite",
+        action="store_true",
+        help="keep the suite phase of an earlier run in --work (same subject code) and run "
+        "phase 2 only",
+    )
     args = parser.parse_args(argv)
     os.environ["MUTATION_FUZZ_SEED"] = str(args.fuzz_seed)
     os.environ["MUTATION_FUZZ_EXAMPLES"] = args.fuzz_examples
 
     suite_dir, fuzz_dir = args.work / "suite", args.work / "fuzz"
-    for folder in (suite_dir, fuzz_dir):
+    reuse = args.reuse_suite and (suite_dir / "tests" / "baseline.json").exists()
+    for folder in (fuzz_dir,) if reuse else (suite_dir, fuzz_dir):
         if folder.exists():
             shutil.rmtree(folder)
-    stage(suite_dir, "suite", args.only)
-    started = time.perf_counter()
-    write_baseline(suite_dir)
-    baseline_seconds = time.perf_counter() - started
-    suite_seconds = run_mutmut(suite_dir, "suite", args.children)
+    baseline_seconds = suite_seconds = 0.0
+    if not reuse:
+        stage(suite_dir, "suite", args.only)
+        started = time.perf_counter()
+        write_baseline(suite_dir)
+        baseline_seconds = time.perf_counter() - started
+        suite_seconds = run_mutmut(suite_dir, "suite", args.children)
     suite_codes = results(suite_dir)
+    known = equivalents()
+    code = suite_dir / "mutants" / SUBJECT
+
+    def judged(name: str) -> str | None:
+        return explained(name, known) or automatic_reason(code, name)
 
     made = len(suite_codes)
     by_suite = {n for n, c in suite_codes.items() if c in KILLED_CODES}
@@ -217,17 +237,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_fuzz: set[str] = set()
     fuzz_codes: dict[str, int | None] = {}
     fuzz_seconds = 0.0
-    if left and not args.no_fuzz:
+    fuzzed = left if args.fuzz_all else [n for n in left if judged(n) is None]
+    if fuzzed and not args.no_fuzz:
         stage(fuzz_dir, "fuzz", args.only)
         shutil.copy(suite_dir / "tests" / "baseline.json", fuzz_dir / "tests" / "baseline.json")
-        fuzz_seconds = run_mutmut(fuzz_dir, "fuzz", args.children, left)
+        fuzz_seconds = run_mutmut(fuzz_dir, "fuzz", args.children, fuzzed)
         fuzz_codes = results(fuzz_dir)
-        by_fuzz = {n for n in left if fuzz_codes.get(n) in KILLED_CODES}
+        by_fuzz = {n for n in fuzzed if fuzz_codes.get(n) in KILLED_CODES}
 
     survivors = [n for n in left if n not in by_fuzz]
-    known = equivalents()
-    code = suite_dir / "mutants" / SUBJECT
-    reasons = {n: explained(n, known) or automatic_reason(code, n) for n in survivors}
+    reasons = {n: judged(n) for n in survivors}
     equivalent = [n for n in survivors if reasons[n] is not None]
     unexplained = [n for n in survivors if reasons[n] is None]
     by_rule = Counter(reasons[n] for n in equivalent if reasons[n] in (REFUSAL_WORDS, SQL_CASE))
@@ -267,7 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  (exit codes other than survived and killed after the suite: {dict(other)})")
     print(
         f"time: baseline {baseline_seconds:.0f} s, suite phase {suite_seconds:.0f} s, "
-        f"fuzz phase {fuzz_seconds:.0f} s, {args.children} children"
+        f"fuzz phase {fuzz_seconds:.0f} s ({len(fuzzed)} survivors fuzzed"
+        f"{'' if args.fuzz_all else ', those no rule or table explains'}), "
+        f"{args.children} children{' (suite phase reused)' if reuse else ''}"
     )
     for name in unexplained:
         label = "NO TESTS" if name in no_tests else "SURVIVED"

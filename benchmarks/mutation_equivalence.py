@@ -6,9 +6,10 @@ many to list and are judged here, from the mutant's code against the original's
 
 - **Refusal words** (provider subjects only): the mutant changes only the text of a
   message, in a `raise` or in the arguments of a provider error (`Invalid`, `Backend`)
-  or of the `sqlite` label `_utf8(value, "label")`. The provider contract pins the kind
-  of a refusal, never its words (`docs/contract/errors.md`). Engine messages are pinned
-  in places, so engine mutants are never judged this way.
+  or of the `sqlite` label `_utf8(value, "label")`, to other text. The provider contract
+  pins the kind of a refusal, never its words (`docs/contract/errors.md`). A message
+  replaced by `None` is no message, not other words: not judged (the fuzzer kills some).
+  Engine messages are pinned in places, so engine mutants are never judged this way.
 - **SQL in another case** (`sqlite` only): the mutant changes only the letter case of
   a string holding SQL (a keyword in it), outside its quoted literals (`WHERE` for
   `where`, `D.TITLE` for `d.title`): SQLite's keywords and identifiers ignore case; a
@@ -133,7 +134,9 @@ def automatic_reason(mutants: Path, name: str) -> str | None:
     if not changes or any(text is None for text, _ in texts):
         return None
     provider_side = not module.startswith(("engine", "scoring"))
-    if provider_side and all(_is_message(parents) for _, parents in texts):
+    # A message replaced by `None` is not other words but none: not judged here.
+    worded = all(text is not None and text[1] is not None for text, _ in texts)
+    if provider_side and worded and all(_is_message(parents) for _, parents in texts):
         return REFUSAL_WORDS
     if module.startswith("sqlite.") and all(
         text is not None and _sql_case_only(*text) for text, _ in texts
