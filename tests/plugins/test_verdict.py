@@ -97,6 +97,11 @@ def test_the_users_interrupt_stops_the_run_and_the_report_says_so(
         import os, signal
         from reference_driver.provider import ReferenceProvider
 
+        # A terminal delivers Ctrl-C; a launcher that ran this test in the background
+        # (a non-interactive shell's `&`) left SIGINT ignored, and no terminal would.
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
         class SignalsInExport(ReferenceProvider):
             def export_page(self, cursor, limit):
                 os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C on the terminal
