@@ -1344,21 +1344,17 @@ class _DeleteIgnoresIdCase(ReferenceDocuments):
         return {"deleted": bool(twins), "namespace": namespace, "documentId": document_id}
 
 
-class DocumentIdFromKey(ReferenceProvider):
+class DocumentIdFromKey(_FaultyDocuments):
     """A put without an id gets `<namespace>::<key>`, refused when a caller gave that id
     (freed by a delete) to another document."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._documents = _IdFromKey()
+    family = _IdFromKey
 
 
-class DocumentDeleteIgnoresIdCase(ReferenceProvider):
+class DocumentDeleteIgnoresIdCase(_FaultyDocuments):
     """`delete_document` matches ids case-insensitively, taking an id's case twin too."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._documents = _DeleteIgnoresIdCase()
+    family = _DeleteIgnoresIdCase
 
 
 BROKEN_PROVIDERS: dict[type[Any], str] = {
