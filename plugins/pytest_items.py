@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from _pytest._code.code import ReprExceptionInfo
 
 from conformance import clock
 from conformance.checks.catalogue import Check
@@ -26,6 +27,7 @@ from conformance.report import (
 )
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
+from plugins.failure_repr import failure_repr
 from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
@@ -61,6 +63,15 @@ class DriverSuite(pytest.Collector):
 
 class CheckFailed(Exception):
     """A check's failure, shown without the kit's own traceback."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(text)
+        self.text = text
+        self.reason = reason
+
+    def shown(self, nodeid: str) -> ReprExceptionInfo:
+        """The whole text in the failures section, the reason alone on the summary line."""
+        return failure_repr(self.text, self.reason, nodeid)
 
 
 def _failure_text(header: str, reason: str, replay: str, check_id: str) -> str:
@@ -103,12 +114,12 @@ class CheckItem(pytest.Item):
             header = f"{entry.id} ({self.check.clause})"
             text = _failure_text(header, entry.reason, replay, self.check.id)
             full = run.full_traces.get(entry.id)
-            raise CheckFailed(text + trace_text(self.config, entry, full))
+            raise CheckFailed(text + trace_text(self.config, entry, full), entry.reason)
         _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
-            return str(excinfo.value)
+            return excinfo.value.shown(self.nodeid)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -132,12 +143,12 @@ class FuzzItem(pytest.Item):
             header = f"{self.target.id} ({self.target.clause})"
             text = _failure_text(header, entry.reason, replay, self.target.id)
             full = run.full_traces.get(entry.id)
-            raise CheckFailed(text + trace_text(self.config, entry, full))
+            raise CheckFailed(text + trace_text(self.config, entry, full), entry.reason)
         _end_without_failing(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
-            return str(excinfo.value)
+            return excinfo.value.shown(self.nodeid)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

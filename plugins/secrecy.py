@@ -14,8 +14,10 @@ import os
 from typing import IO, Any
 
 import pytest
+from _pytest._code.code import ReprFileLocation
 
 from conformance.redaction import Redactor
+from plugins.failure_repr import failure_repr
 
 __all__ = ["RedactingStream", "guard_terminal", "redact_report"]
 
@@ -91,8 +93,13 @@ def redact_report(report: pytest.TestReport | pytest.CollectReport, redactor: Re
         shown = redactor.text(text)
         if shown != text:
             # The traceback is replaced by its redacted text (colours are lost, the
-            # secret too).
-            report.longrepr = shown
+            # secret too); a summary line stays one, redacted as well.
+            crash = getattr(longrepr, "reprcrash", None)
+            if isinstance(crash, ReprFileLocation):
+                summary = redactor.text(crash.message)
+                report.longrepr = failure_repr(shown, summary, crash.path)
+            else:
+                report.longrepr = shown
     if isinstance(report, pytest.TestReport):
         report.user_properties = [
             (name, redactor.value(value)) for name, value in report.user_properties

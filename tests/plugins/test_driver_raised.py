@@ -99,6 +99,20 @@ def test_tb_short_shows_where_it_raised_and_full_trace_the_kits_frames(
     assert "where the driver raised it" not in run(pytester, "--tb=line").stdout.str()
 
 
+@pytest.mark.parametrize("ci", ["", "1"], ids=["terminal", "on CI"])
+def test_the_summary_line_holds_the_reason_alone(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    # On CI pytest prints a summary line untrimmed: the trace must not come twice.
+    monkeypatch.setenv("CI", ci)
+    out = run(pytester, "-rf").stdout.str()
+    summary = out.split("short test summary info", 1)[1]
+    assert f"FAILED tinymemory/ListCallsTheCategory::{CHECK} - conf" in summary
+    assert "Traceback" not in summary and "replay:" not in summary
+    assert out.count("where the driver raised it:") == 1
+    assert SECRET not in out
+
+
 def test_the_reports_carry_the_trace_and_the_call_in_full(pytester: pytest.Pytester) -> None:
     run(pytester)
     raw = (pytester.path / "r.json").read_text()
