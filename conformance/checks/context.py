@@ -22,7 +22,7 @@ from conformance.checks.outcome import (
     Inconclusive,
     PreconditionFailed,
 )
-from conformance.checks.returns import wrong_return
+from conformance.checks.returns import wrong_error, wrong_return
 from conformance.checks.seeds import nonce_for, seeded_nonce
 from conformance.constraints import Constraints
 from conformance.driver import detect_profile
@@ -225,6 +225,9 @@ class CheckContext:
                 raise
             except (Exception, SystemExit, GeneratorExit) as exc:
                 self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
+                malformed = wrong_error(exc)
+                if malformed is not None:
+                    self.fail(label, *malformed)
                 if not self._expecting_refusal and _is_refusal(exc):
                     self.refusals.append(label)
                 if _is_transient(exc):

@@ -43,6 +43,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ListCappedAtFifty", "list sees only the first 50 matching items"),
         Fault("ListCappedAtHundred", "list sees only the first 100 matching items"),
         Fault("ListShortPageEnds", "pages hold at most 100 items; a short page ends the list"),
+        Fault("RefusesCursorWithoutWords", "refuses a foreign cursor with no message (None)"),
     ),
     "engine.writes_between_pages": (
         Fault("ListRestartsAfterAWrite", "after a write between pages the listing starts over"),
@@ -335,6 +336,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ExportCursorRepeats", "answers every page with the same cursor"),
         Fault("AcceptsForeignCursor", "answers a cursor it never issued with an empty last page"),
         Fault("ExportTakesLimitZero", "a limit of 0 answers an empty last page, not Invalid"),
+        Fault("ExportRefusesWithoutWords", "refuses a foreign cursor with `Invalid(None)`"),
     ),
     "provider.export_import_round_trip": (
         Fault("ImportDropsTaint", "imports every record as internal"),

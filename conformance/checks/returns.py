@@ -17,7 +17,7 @@ from typing import Final
 from conformance import engine, provider
 from conformance.checks.evidence import show
 
-__all__ = ["RETURNS", "Returns", "wrong_return"]
+__all__ = ["RETURNS", "Returns", "wrong_error", "wrong_return"]
 
 
 @dataclass(frozen=True)
@@ -132,3 +132,17 @@ def wrong_return(face: str | None, method: str, value: object) -> tuple[str, str
 def _expected(face: str | None, method: str) -> str:
     rule = RETURNS.get(face or "", {}).get(method)
     return "a value, not an awaitable" if rule is None or rule is ANY else rule.describe()
+
+
+def wrong_error(error: BaseException) -> tuple[str, str] | None:
+    """`(expected, got)` when `error` is one of the contract's errors without a text
+    message (`Invalid(None)`): its message is a string, sent as one on the wire."""
+    if not isinstance(error, (engine.EngineError, provider.ProviderError)):
+        return None
+    message = getattr(error, "message", None)
+    if isinstance(message, str):
+        return None
+    return (
+        "an error of the contract carrying its message as text",
+        f"{type(error).__qualname__} with message {show(message)}",
+    )

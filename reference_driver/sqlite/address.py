@@ -20,7 +20,6 @@ __all__ = [
     "REDACTION_PLACEHOLDER",
     "address_directory",
     "address_path",
-    "canonical_document_key",
     "canonical_identifier",
     "logical_namespace",
     "sanitize_namespace",
@@ -61,11 +60,6 @@ def logical_namespace(ns: str) -> str:
     it.
     """
     return REDACTION_PLACEHOLDER.sub(r"_\1_", canonical_identifier(ns))
-
-
-def canonical_document_key(key: str) -> str:
-    """The stored form of a document key: trimmed, then `canonical_identifier`."""
-    return canonical_identifier(key.strip(_WHITE_SPACE))
 
 
 def sanitize_namespace(ns: str) -> str:

@@ -1578,6 +1578,16 @@ class ListRefusesCursorPastTheEnd(ReferenceEngine):
         return page
 
 
+class RefusesCursorWithoutWords(ReferenceEngine):
+    """Refuses a cursor it never issued with an `InvalidRequest` whose message is `None`."""
+
+    def list(self, req: ListRequest) -> ListPage:
+        try:
+            return super().list(req)
+        except InvalidRequest:
+            raise InvalidRequest(None) from None  # type: ignore[arg-type]
+
+
 BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     IgnoreFetchFilter: "engine.fetch_filters",
     NeverReplay: "engine.replay",
@@ -1612,6 +1622,7 @@ BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     _ListRestartsAfterAWrite: "engine.writes_between_pages",
     _ListCursorLostWithItsItem: "engine.writes_between_pages",
     ListRefusesCursorPastTheEnd: "engine.writes_between_pages",
+    RefusesCursorWithoutWords: "engine.list_paging",
     ForgetIdsFirstHundred: "engine.forget_by_id",
     ForgetIdsFirstFifty: "engine.forget_by_id",
     ForgetIdsCountsRepeats: "engine.forget_by_id",

@@ -1357,11 +1357,22 @@ class DocumentDeleteIgnoresIdCase(_FaultyDocuments):
     family = _DeleteIgnoresIdCase
 
 
+class ExportRefusesWithoutWords(ReferenceProvider):
+    """Refuses a cursor it never issued with `Invalid(None)`: no text on the wire."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        try:
+            return super().export_page(cursor, limit)
+        except Invalid:
+            raise Invalid(None) from None  # type: ignore[arg-type]
+
+
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     ProviderDown: "provider.health",
     RecallStopsBelowMinScore: "provider.recall_honours_min_score",
     RecallPassesQueryToSearchSyntax: "provider.recall_takes_any_query",
     ExportTakesLimitZero: "provider.export_cursor_terminates",
+    ExportRefusesWithoutWords: "provider.export_cursor_terminates",
     ProviderHealthRaises: "provider.health",
     HealthReasonQuotesContent: "provider.health",
     DocumentIdFromKey: "provider.document_ids",

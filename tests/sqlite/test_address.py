@@ -14,7 +14,6 @@ from reference_driver.sqlite.address import (
     GLOBAL_NAMESPACE,
     address_directory,
     address_path,
-    canonical_document_key,
     canonical_identifier,
     logical_namespace,
     sanitize_namespace,
@@ -135,16 +134,10 @@ def test_the_logical_name_is_a_namespace_addressing_the_same_rows(namespace: str
     assert not any(pii in logical for pii in PII_SCOPES)
 
 
-def test_canonical_document_key_trims_then_canonicalises() -> None:
-    assert canonical_document_key("  ssn-123-45-6789 \n") == "ssn-[REDACTED_PII_SSN]"
-    assert canonical_document_key("\u3000key\u00a0") == "key"
-    assert canonical_document_key("plain-key") == "plain-key"
-
-
 def test_trim_follows_unicode_white_space_like_rust() -> None:
     # U+001C..U+001F are whitespace to str.strip() but not to Rust's str::trim.
-    assert canonical_document_key("\x1ckey\x1f") == "\x1ckey\x1f"
-    assert sanitize_namespace("\x1ckey") == "_key"
+    assert sanitize_namespace("\x1ckey\x1f") == "_key_"
+    assert sanitize_namespace("\u3000key\u00a0") == "key"
 
 
 # --------------------------------------------------------------------- address_path
