@@ -294,6 +294,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("EmptyContentRefusedYetStored", "answers Invalid for empty content, yet stores it"),
         Fault("TrimsContent", "strips leading and trailing whitespace"),
         Fault("NormalisesContent", "stores content in Unicode NFKC form"),
+        Fault(
+            "ReplacesLoneSurrogates",
+            'encodes content with `errors="replace"`: a lone surrogate reads back `?`',
+        ),
     ),
     "provider.declared_constraints_refuse": (
         Fault(
@@ -320,6 +324,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         ),
         Fault("DocumentClearReachesPrefix", "clear_namespace(ns) clears `nsx` and `ns/child`"),
         Fault("DocumentQueryRefusesLimitZero", "query_documents refuses a limit of 0"),
+        Fault(
+            "DocumentQuerySlicesByLimit", "`query_documents` cuts with `hits[:limit]`, unchecked"
+        ),
     ),
     "provider.document_ids": (
         Fault(
@@ -330,6 +337,7 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "DocumentDeleteIgnoresIdCase",
             "delete_document matches ids case-insensitively (a case-folding collation)",
         ),
+        Fault("DocumentPutEchoesBlankId", "a put with a blank id answers that blank id"),
     ),
     "provider.export_cursor_terminates": (
         Fault("ExportNeverEnds", "hands out a fresh cursor for every page, for ever"),
@@ -350,6 +358,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault(
             "ExportRefusesCursorPastTheEnd",
             "refuses a cursor it issued once the store shrank below its offset",
+        ),
+        Fault(
+            "ExportRefusesCursorAtTheEnd",
+            "refuses a cursor it issued once the store shrank to its offset",
         ),
     ),
     "provider.import_takes_records_written_elsewhere": (
@@ -383,6 +395,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
             "RecallRefusesLimitZero",
             "recall refuses a limit of 0, valid input answered with no hit",
         ),
+        Fault(
+            "RecallSlicesByLimit", "cuts its ranking with `hits[:limit]`: -1 answers all but one"
+        ),
     ),
     "provider.recall_ranks_best_first": (
         Fault("RecallReversed", "ranks the worst match first (a distance read as a similarity)"),
@@ -414,6 +429,8 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("RefusesEmptySegments", "refuses a namespace with an empty or a `.` `/` segment"),
         Fault("FoldsDotSegments", "folds `a/./b` to `a/b`, so the entry comes back elsewhere"),
         Fault("RefusesLongKeys", "refuses keys over 255 characters"),
+        Fault("EmptyKeyGetsAGeneratedKey", "stores an empty key as `key or <generated>`"),
+        Fault("KeyAsFileName", "names a file by its key: a key past 255 UTF-8 bytes fails"),
     ),
     "provider.listing_holds_at_volume": (
         Fault("SearchPagesOfTen", "reads one page of 10 of its store's search and stops"),

@@ -15,6 +15,7 @@ from conformance.checks.provider_support import (
     FILTERED_ROWS,
     FILTERS,
     Row,
+    kept_or_refused,
     keys_of,
     named_keys,
     ns,
@@ -228,6 +229,9 @@ def assert_taint_is_preserved(provider: Any, ctx: CheckContext) -> None:
     ctx.require_same(f"list({namespace!r}, None, None)", want, listed, "the taint of each key")
 
 
+LONE_SURROGATE = "half \ud800 a pair"
+"""Content a Python str holds and UTF-8 cannot: kept exactly, or refused with `Invalid`."""
+
 AWKWARD = {
     "unicode": "héllo — 👋 まいど",
     "empty": "",
@@ -244,7 +248,7 @@ AWKWARD = {
     title="Unicode, empty, large, padded and control-character content reads back exactly",
     clause=(
         "provider-families.md#content-round-trip, kit-choices.md#declared-constraints, "
-        "kit-choices.md#named-refusals"
+        "kit-choices.md#named-refusals, kit-choices.md#edges-of-a-domain"
     ),
     storage=True,
 )
@@ -255,7 +259,8 @@ def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None
     unless the driver declared it (`Constraints.empty_content`, `max_content_length`,
     `control_characters`, `non_ascii`; declared values are not sent) or the contract
     names it: empty content may be refused with `Invalid` undeclared, and is then not
-    held; the report lists the refusal beside the level.
+    held; the report lists the refusal beside the level. Content holding a lone
+    surrogate (no Unicode text) is kept exactly or refused with `Invalid`, never altered.
     """
     namespace = ns(ctx, "awkward")
     admits = ctx.settings.constraints.admits_content
@@ -293,3 +298,9 @@ def assert_awkward_content_round_trips(provider: Any, ctx: CheckContext) -> None
     call = f"list({namespace!r}, None, None)"
     ctx.require_ids(call, keys_of(ctx, listed), named_keys(ctx, sent), "every awkward entry")
     ctx.require_same(call, sent, {e.key: e.content for e in listed}, "the content of each key")
+    # A Python str can hold a lone surrogate, the contract's strings cannot:
+    # kit-choices.md#edges-of-a-domain.
+    if admits(LONE_SURROGATE):
+        kept_or_refused(
+            provider, ctx, ns(ctx, "not-unicode"), "half", LONE_SURROGATE, "a lone surrogate"
+        )

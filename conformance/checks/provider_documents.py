@@ -8,12 +8,13 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.outcome import CheckSkipped, DriverRaised
-from conformance.checks.provider_support import ns
+from conformance.checks.provider_support import nothing_or_invalid, ns
 from conformance.checks.registry import check
 from conformance.provider import (
     Capability,
     DocumentDeletion,
     DocumentListing,
+    Invalid,
     MemoryTaint,
     NamespaceDocumentInput,
     NamespaceRetrievalContext,
@@ -154,7 +155,10 @@ def assert_documents_round_trip(provider: Any, ctx: CheckContext) -> None:
     "provider.documents_at_volume",
     title="The documents family lists, deletes, clears and queries one namespace whole, "
     "and none of its near-miss siblings",
-    clause="provider-families.md#documents-family, provider-families.md#namespace-isolation",
+    clause=(
+        "provider-families.md#documents-family, provider-families.md#namespace-isolation, "
+        "kit-choices.md#edges-of-a-domain"
+    ),
     storage=True,
     needs="documents",
 )
@@ -164,7 +168,8 @@ def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
     (those the declared constraints admit): `list_documents` answers exactly the 130,
     `list_namespaces` each of the namespaces, deleting `d1`
     takes it alone, `query_documents` of the home namespace answers nothing from the
-    siblings, and `clear_namespace` empties the home namespace and leaves the siblings."""
+    siblings (and nothing, or `Invalid`, for a limit of -1, as does `recall_documents`),
+    and `clear_namespace` empties the home namespace and leaves the siblings."""
     docs = _family(provider, ctx)
     home = ns(ctx, "docs-home")
     # The child keeps its `/`; a declared alphabet without `/` (or capitals) leaves it out.
@@ -211,6 +216,19 @@ def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
         ctx.require(len(found.hits) <= limit, call, f"at most {limit} hits", len(found.hits))
         strays = [(hit.namespace, hit.key) for hit in found.hits if hit.namespace != home]
         ctx.require(not strays, call, f"no hit from outside {home!r}", show(strays))
+    nothing_or_invalid(
+        ctx,
+        f"query_documents({home!r}, 'needle', -1)",
+        lambda: (
+            NamespaceRetrievalContext.model_validate(docs.query_documents(home, "needle", -1)).hits
+        ),
+    )
+    nothing_or_invalid(
+        ctx,
+        f"recall_documents({home!r}, -1)",
+        lambda: NamespaceRetrievalContext.model_validate(docs.recall_documents(home, -1)).hits,
+        (Invalid, Unsupported),
+    )
 
     docs.clear_namespace(home)
     call = f"clear_namespace({home!r})"
@@ -229,7 +247,10 @@ def assert_documents_at_volume(provider: Any, ctx: CheckContext) -> None:
     "provider.document_ids",
     title="A document keeps the id it was given, a freed id can name another document, "
     "and a put without an id is never refused",
-    clause="kit-choices.md#document-ids, provider-families.md#documents-family",
+    clause=(
+        "kit-choices.md#document-ids, provider-families.md#documents-family, "
+        "kit-choices.md#edges-of-a-domain"
+    ),
     storage=True,
     needs="documents",
 )
@@ -239,7 +260,8 @@ def assert_document_ids(provider: Any, ctx: CheckContext) -> None:
     must step past the one a caller took). `c`, `d` and `e` are given an id, its
     extension and its case twin: each is stored and answered as given; `d`, put again
     under a new id, is known by the new one only; `delete_document` of `b`'s and `c`'s
-    ids takes those two alone, and every read names each document by its own id."""
+    ids takes those two alone, and every read names each document by its own id. A put
+    with a blank id is refused with `Invalid`, or takes an id of the driver's."""
     docs = _family(provider, ctx)
     namespace = ns(ctx, "document-ids")
     ctx.defer(f"clear_namespace({namespace!r})", lambda: docs.clear_namespace(namespace))
@@ -308,3 +330,22 @@ def assert_document_ids(provider: Any, ctx: CheckContext) -> None:
     delete(ids["b"], "b's id, which 'a' once had")
     delete(given, "c's id, a prefix of d's and a case twin of e's")
     agree(f" after deleting {ids['b']!r} and {given!r}", {k: ids[k] for k in ("a", "d", "e")})
+    # A blank id names nothing: refused with `Invalid`, or taken as no id given.
+    blank = _document(namespace, "the body of f", "f").model_copy(update={"document_id": " "})
+    call = f"put_document({namespace!r}, 'f', document_id=' ')"
+    made, error = ctx.attempt(call, docs.put_document, blank)
+    if error is not None:
+        ctx.require(
+            isinstance(error, Invalid),
+            call,
+            "Invalid, or an id of the driver's (a blank id names nothing)",
+            f"{type(error).__qualname__}: {error}",
+        )
+        return
+    ctx.require(
+        isinstance(made, str) and bool(made.strip()),
+        call,
+        "an id of the driver's (a blank id names nothing), or Invalid",
+        show(made),
+    )
+    agree(" after a put with a blank id", {**{k: ids[k] for k in ("a", "d", "e")}, "f": made})

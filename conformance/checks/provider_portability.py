@@ -440,20 +440,33 @@ BETWEEN_WRITES = 6
     storage=True,
 )
 def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
-    """40 entries exported 7 records at a time while, before each of the next six pages,
+    """First, two exports of 21 entries, 7 records a page, are followed to their end while
+    the store shrinks under their cursors, to exactly a cursor's place and past it.
+    Then 40 entries are exported 7 records at a time while, before each of the next six pages,
     one new entry is stored and one held entry forgotten (the last one exported, as a
     reader working through a queue does; the first; the last; one in the middle): the
     export ends with no cursor repeated; every record of the namespace is an entry held
     at some moment of the read; an entry held throughout is missed at most once per
     entry forgotten while it ran, and exported twice at most once per entry stored while
     it ran (`conformance.readings.PagedRead`). Then, the store holding still, one export
-    holds exactly what is held; and two more exports are followed to their end while
-    the store shrinks under their cursors, to exactly a cursor's place and past it.
+    holds exactly what is held.
 
     Every reading of a cursor passes (a snapshot, a key to resume after, an offset).
     Catches an export cursor that starts over after a write, one that loses its place
     when the entry it names is forgotten, and one refused once the store shrank past it.
     """
+    # The shrinking exports come first: on a store holding nothing else, the cursor they
+    # stop at is then the furthest this driver has issued, where an offset kept as "the
+    # furthest issued" is easiest to refuse by mistake.
+    shrinking = ns(ctx, "export/shrinking")
+    kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
+    ctx.defer(
+        "forget the shrinking exports' entries",
+        lambda: [provider.forget(shrinking, row.key) for row in kept],
+    )
+    put_rows(provider, ctx, kept)
+    _export_while_shrinking(provider, ctx, shrinking, [row.key for row in kept])
+
     namespace = ns(ctx, "export/writes")
     rows = [Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)]
     ctx.defer(
@@ -516,7 +529,6 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
         sorted(entry_ref(ctx, namespace, key) for key in order),
         "exactly the entries held after the writes",
     )
-    _export_while_shrinking(provider, ctx, namespace, order)
 
 
 def _entry_keys(records: list[ExportRecord], namespace: str) -> list[str]:

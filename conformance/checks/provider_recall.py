@@ -16,6 +16,7 @@ from conformance.checks.provider_support import (
     entry_ref,
     keys_of,
     named_keys,
+    nothing_or_invalid,
     ns,
     put,
     put_rows,
@@ -56,7 +57,10 @@ namespace's matches below them."""
     "provider.recall_respects_limit_and_namespace",
     title="Recall answers min(limit, matches) hits, all from the asked namespace; "
     "no match answers []",
-    clause="provider-families.md#recall, provider-families.md#namespace-isolation",
+    clause=(
+        "provider-families.md#recall, provider-families.md#namespace-isolation, "
+        "kit-choices.md#edges-of-a-domain"
+    ),
     storage=True,
 )
 def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext) -> None:
@@ -67,7 +71,7 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
 
     Catches a recall that stops at its store's default page (10, 50, 100 hits), and one
     that ranks every namespace, cuts the ranking at 100 (or at the limit plus 50) and
-    only then keeps the asked namespace.
+    only then keeps the asked namespace, and one that cuts its ranking at `[:limit]`.
     """
     a, b = ns(ctx, "recall-a"), ns(ctx, "recall-b")
     rows = [Row(a, f"k{i:03d}", text) for i, text in enumerate(NEEDLES)]
@@ -92,6 +96,11 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
         else:
             distinct = [r for r in dict.fromkeys(got) if r in in_a]
             ctx.require_ids(call, got, distinct, f"distinct entries of {a!r}")
+    nothing_or_invalid(
+        ctx,
+        f"recall('needle', -1, namespace={a!r})",
+        lambda: provider.recall("needle", -1, OwnedRecallOpts(namespace=a), None),
+    )
     absent = f"absent{ctx.marker}"
     hits = provider.recall(absent, 10, OwnedRecallOpts(namespace=a), None)
     call = f"recall({absent!r}, 10, namespace={a!r})"

@@ -4,8 +4,9 @@ for the entries a check holds, and the retention probe."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
@@ -307,4 +308,72 @@ def provider_retains_writes(provider: Any, ctx: CheckContext | None = None) -> b
     list_call = f"list({probe.namespace!r}, None, None)"
     context.require(len(listed) == 1, list_call, "exactly the probe entry", listed)
     context.require_same(list_call, probe.fields(), read_back(listed[0]), "the probe entry")
+    return True
+
+
+def nothing_or_invalid(
+    ctx: CheckContext,
+    call: str,
+    answer: Callable[[], Sized],
+    refusals: tuple[type[BaseException], ...] = (Invalid,),
+) -> None:
+    """`answer()` (a call with a negative limit) answers nothing or is refused with
+    `Invalid` (or another of `refusals`, such as the `Unsupported` of an operation the
+    driver need not offer): no count of hits is at most -1, and `rows[:limit]` answers
+    all but one."""
+    try:
+        with ctx.answer_or_refusal():
+            got = answer()
+    except DriverRaised as raised:
+        error = raised.error
+        ctx.require(
+            isinstance(error, refusals),
+            call,
+            "nothing, or Invalid (a negative limit)",
+            f"{type(error).__qualname__}: {error}",
+        )
+        return
+    ctx.require(len(got) == 0, call, "nothing, or Invalid (a negative limit)", f"{len(got)} hits")
+
+
+def kept_or_refused(
+    provider: Any, ctx: CheckContext, namespace: str, key: str, content: str, what: str
+) -> bool:
+    """Store input outside the contract's plain reading (`what`): refused with `Invalid`
+    and then not held, or held exactly as sent, by get and by list; kept altered (a
+    lone surrogate replaced, an empty key given a name) fails. True when it is held."""
+    ctx.defer(call_of("forget", namespace, key), partial(provider.forget, namespace, key))
+    call = f"{call_of('store', namespace, key, content)} ({what})"
+    _, error = ctx.attempt(
+        call,
+        provider.store,
+        namespace,
+        key,
+        content,
+        MemoryCategory.CORE,
+        None,
+        MemoryTaint.INTERNAL,
+    )
+    entry = provider.get(namespace, key)
+    got = call_of("get", namespace, key)
+    if error is not None:
+        ctx.require(
+            isinstance(error, Invalid),
+            call,
+            f"{what} stored, or refused with Invalid",
+            f"{type(error).__qualname__}: {error}",
+        )
+        ctx.require(entry is None, got, "None (the store was refused)", entry)
+        return False
+    ctx.require(entry is not None, got, f"the entry stored ({what})", "None")
+    ctx.require_same(
+        got,
+        {"key": key, "content": content},
+        {"key": entry.key, "content": entry.content},
+        "the entry",
+    )
+    listed = [(e.key, e.content) for e in provider.list(namespace, None, None)]
+    ctx.require_same(
+        call_of("list", namespace, None, None), [(key, content)], listed, "the one entry"
+    )
     return True

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.provider_support import (
     Row,
     call_of,
+    kept_or_refused,
     keys_of,
     named_keys,
     ns,
@@ -53,6 +55,8 @@ def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str, str]]:
         ("colons beyond the first", f"learning:{root}topic:sub:leaf", alphabet),
         ("several / segments", f"{root}seg1/seg2/seg3/seg4", alphabet),
         ("every allowed character class", f"{root}AZaz09-_.:@+/end", alphabet),
+        # Each letter and digit once: a store refusing one (a guard on `X`, say) shows.
+        ("every letter and digit", f"{root}{string.ascii_letters}{string.digits}", alphabet),
         # Valid (only `..` and a leading or trailing `/` are not), and what a store that
         # maps `/` onto path parts or tuple labels refuses or folds into another name.
         ("an empty segment", f"{root}empty//segment", segments),
@@ -70,7 +74,13 @@ def unusual_namespaces(ctx: CheckContext) -> list[tuple[str, str, str]]:
 def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
     """`(what, key)` for every unusual key the driver's declared constraints admit."""
     limit = min(ctx.settings.constraints.max_key_length or LONG_KEY, LONG_KEY)
-    cases = [*KEYS, (f"{limit} characters long", "long-" + "k" * (limit - 5))]
+    wide = "ключ" * (min(limit, 300) // 4)
+    cases = [
+        *KEYS,
+        (f"{limit} characters long", "long-" + "k" * (limit - 5)),
+        # Past the 255 bytes of a file name, the cap real stores keep in bytes.
+        (f"{len(wide)} non-ASCII characters ({len(wide.encode())} bytes)", wide),
+    ]
     return [(what, key) for what, key in cases if ctx.settings.constraints.admits_key(key)]
 
 
@@ -79,7 +89,7 @@ def unusual_keys(ctx: CheckContext) -> list[tuple[str, str]]:
     title="Unusual but valid namespaces, keys, categories and sessions are taken and read back",
     clause=(
         "errors.md#valid-input-taken, provider-families.md#section-namespaces, "
-        "kit-choices.md#declared-constraints"
+        "kit-choices.md#declared-constraints, kit-choices.md#edges-of-a-domain"
     ),
     storage=True,
 )
@@ -90,6 +100,7 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
     punctuation, quotes, non-ASCII, a control character and 1000 characters; a custom
     category and a session id with unusual characters. Each is stored, read back
     unchanged by get and list, and counted by namespaces() under its exact spelling.
+    An empty key is stored and read back as `""`, or refused with `Invalid`.
 
     A refusal fails, unless the driver declared it (`Constraints.namespace_alphabet`,
     `empty_or_dot_segments`, `max_namespace_bytes`, `key_alphabet`, `max_key_length`, `non_ascii`,
@@ -116,6 +127,11 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
         )
         _store(provider, ctx, row, "an unusual category and session id", "non_ascii")
 
+    # An empty key is the end of the key's domain; the contract names no refusal of it.
+    empty_key = ns(ctx, "empty-key")
+    held_empty = ctx.settings.constraints.admits_key("") and kept_or_refused(
+        provider, ctx, empty_key, "", "under an empty key", "an empty key"
+    )
     listed = provider.list(key_space, None, None)
     want = named_keys(ctx, [key for _, key in keys] + (["labelled"] if labelled else []))
     call = f"list({key_space!r}, None, None)"
@@ -133,6 +149,8 @@ def assert_accepts_valid_input(provider: Any, ctx: CheckContext) -> None:
         )
     counts = {namespace: 1 for _, namespace, _ in names}
     counts[key_space] = len(want)
+    if held_empty:
+        counts[empty_key] = 1
     require_counts(provider, ctx, counts)
 
 

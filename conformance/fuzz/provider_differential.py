@@ -80,6 +80,11 @@ PROVIDER_TARGET: Final = "fuzz.provider.differential"
 MAX_PAGES: Final = 10_000
 """Export pages after which an export that still hands out cursors is judged never to end."""
 
+SHRINK = "<shrink>"
+"""The key of a write between export pages that forgets every row not yet exported."""
+SHRINK_PAST = "<shrink-past>"
+"""As `SHRINK`, and one row already exported too: the store ends before the cursor."""
+
 FINAL_EXPORT_PAGES: Final = 3
 """Pages of the export every program ends with."""
 
@@ -901,7 +906,9 @@ class ProviderDifferential(DocumentsDifferential):
             )
             seen.add(got.next_cursor)
             cursor = got.next_cursor
-            if pending:
+            if pending and pending[0][1] in (SHRINK, SHRINK_PAST):
+                self._shrink_to(read, records, past=pending.pop(0)[1] == SHRINK_PAST)
+            elif pending:
                 self._export_write(read, *pending.pop(0))
         else:
             self.fail(call, f"an export that ends within {MAX_PAGES} pages", "a cursor every page")
@@ -922,7 +929,27 @@ class ProviderDifferential(DocumentsDifferential):
             wrong,
         )
         for write in pending:
-            self._export_write(None, *write)
+            if write[1] not in (SHRINK, SHRINK_PAST):
+                self._export_write(None, *write)
+
+    def _shrink_to(self, read: PagedRead, records: Sequence[ExportRecord], *, past: bool) -> None:
+        """Forget every row of the run the export has not answered yet (`past`: and the
+        first it answered): an offset cursor then lies exactly at the end of the store,
+        or past it, and the export must still end."""
+        answered = [
+            (record.namespace, record.payload.get("key"))
+            for record in records
+            if isinstance(record.payload, dict)
+        ]
+        kept = set(answered[1:] if past else answered)
+        for row in self.oracle.list(None, None, None):
+            if (row.namespace, row.key) in kept:
+                continue
+            call = f"forget({row.namespace!r}, {row.key!r}) between export pages (shrinking)"
+            got = self.call(call, self.driver.forget, row.namespace, row.key)
+            self.require(got is self.oracle.forget(row.namespace, row.key), call, "True", show(got))
+            if row.namespace != GLOBAL_NAMESPACE:
+                read.left.add(f"{row.namespace}|{row.key}")
 
     def _export_write(
         self, read: PagedRead | None, spec: str, key: str, content: str | None

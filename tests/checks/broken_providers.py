@@ -23,6 +23,7 @@ from conformance.provider import (
     MemoryEntry,
     MemoryHealth,
     MemoryTaint,
+    NamespaceDocumentInput,
     NamespaceSummary,
     OwnedRecallOpts,
     SourceScope,
@@ -235,6 +236,84 @@ class RecallRefusesLimitZero(ReferenceProvider):
         if limit <= 0:
             raise Invalid("recall limit must be positive")
         return super().recall(query, limit, opts, scope)
+
+
+class EmptyKeyGetsAGeneratedKey(ReferenceProvider):
+    """Stores an entry under an empty key as `key or uuid4()`: the store succeeds and
+    nothing is found under `""`."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        super().store(namespace, key or "generated-0001", content, category, session_id, taint)
+
+
+class KeyAsFileName(ReferenceProvider):
+    """Keeps each entry in a file named by its key, and declares keys of at most 255
+    characters; the file system counts 255 bytes, so a key of 252 Cyrillic characters
+    (504 bytes in UTF-8) fails with `File name too long`."""
+
+    constraints = Constraints(max_key_length=255, reason="keys name files")
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        if len(key.encode("utf-8", "surrogatepass")) > 255:
+            raise Backend("[Errno 36] File name too long")
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+class ReplacesLoneSurrogates(ReferenceProvider):
+    """Encodes content with `errors="replace"`: a lone surrogate is kept as `?`."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        kept = content.encode("utf-8", "replace").decode("utf-8")
+        super().store(namespace, key, kept, category, session_id, taint)
+
+
+class RecallSlicesByLimit(ReferenceProvider):
+    """Cuts its ranking with `hits[:limit]`, unchecked: a limit of -1 answers all but one."""
+
+    def recall(
+        self, query: str, limit: int, opts: OwnedRecallOpts, scope: SourceScope | None
+    ) -> builtins.list[MemoryEntry]:
+        if limit < 0:
+            return super().recall(query, 10**6, opts, scope)[:limit]
+        return super().recall(query, limit, opts, scope)
+
+
+class _QuerySlicesByLimit(ReferenceDocuments):
+    def query_documents(self, namespace: str, query: str, limit: int) -> JsonValue:
+        if limit >= 0:
+            return super().query_documents(namespace, query, limit)
+        found = super().query_documents(namespace, query, 10**6)
+        return found.model_copy(update={"hits": found.hits[:limit]})
+
+
+class DocumentQuerySlicesByLimit(_FaultyDocuments):
+    """`query_documents` cuts its hits with `hits[:limit]`: -1 answers all but one."""
+
+    family = _QuerySlicesByLimit
 
 
 class RecallNoneSearchesEverything(ReferenceProvider):
@@ -1189,6 +1268,16 @@ class ExportRefusesCursorPastTheEnd(ReferenceProvider):
         return super().export_page(cursor, limit)
 
 
+class ExportRefusesCursorAtTheEnd(ReferenceProvider):
+    """As `ExportRefusesCursorPastTheEnd`, refusing too a cursor exactly at the end of the
+    store that shrank to it."""
+
+    def export_page(self, cursor: str | None, limit: int) -> ExportPage:
+        if cursor is not None and cursor.isdigit() and int(cursor) >= len(self._sorted_rows()):
+            raise Invalid(f"unknown export cursor: {cursor}")
+        return super().export_page(cursor, limit)
+
+
 class ProviderDown(ReferenceProvider):
     """health is down."""
 
@@ -1344,6 +1433,22 @@ class _DeleteIgnoresIdCase(ReferenceDocuments):
         return {"deleted": bool(twins), "namespace": namespace, "documentId": document_id}
 
 
+class _EchoesBlankId(ReferenceDocuments):
+    def put_document(self, document: NamespaceDocumentInput) -> str:
+        given = document.document_id
+        if given is None or given.strip():
+            return super().put_document(document)
+        # An adapter answering the id it was given, whatever its store made of it.
+        super().put_document(document.model_copy(update={"document_id": None}))
+        return given
+
+
+class DocumentPutEchoesBlankId(_FaultyDocuments):
+    """A put with a blank id answers that blank id, the document held under another."""
+
+    family = _EchoesBlankId
+
+
 class DocumentIdFromKey(_FaultyDocuments):
     """A put without an id gets `<namespace>::<key>`, refused when a caller gave that id
     (freed by a delete) to another document."""
@@ -1376,6 +1481,7 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     ProviderHealthRaises: "provider.health",
     HealthReasonQuotesContent: "provider.health",
     DocumentIdFromKey: "provider.document_ids",
+    DocumentPutEchoesBlankId: "provider.document_ids",
     DocumentDeleteIgnoresIdCase: "provider.document_ids",
     ImportFailsTheBatchForOneRecord: "provider.import_takes_records_written_elsewhere",
     DocumentRowsWithoutTaint: "provider.documents_round_trip",
@@ -1384,9 +1490,15 @@ BROKEN_PROVIDERS: dict[type[Any], str] = {
     ExportRestartsAfterAWrite: "provider.export_during_writes",
     ExportCursorLostWithItsRow: "provider.export_during_writes",
     ExportRefusesCursorPastTheEnd: "provider.export_during_writes",
+    ExportRefusesCursorAtTheEnd: "provider.export_during_writes",
     DocumentClearReachesPrefix: "provider.documents_at_volume",
     DocumentQueryRefusesLimitZero: "provider.documents_at_volume",
     RecallRefusesLimitZero: "provider.recall_respects_limit_and_namespace",
+    RecallSlicesByLimit: "provider.recall_respects_limit_and_namespace",
+    EmptyKeyGetsAGeneratedKey: "provider.accepts_valid_input",
+    KeyAsFileName: "provider.accepts_valid_input",
+    ReplacesLoneSurrogates: "provider.awkward_content_round_trips",
+    DocumentQuerySlicesByLimit: "provider.documents_at_volume",
     DocumentListCappedAt10: "provider.documents_at_volume",
     DocumentDeleteMatchesIdPrefix: "provider.documents_at_volume",
     DocumentQueryReachesNamespacePrefix: "provider.documents_at_volume",

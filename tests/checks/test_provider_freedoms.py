@@ -108,7 +108,7 @@ class OtherScale(ReferenceProvider):
         ]
         bound = opts.min_score
         kept = [h for h in hits if bound is None or (h.score is not None and h.score >= bound)]
-        return kept[:limit]
+        return kept[: max(limit, 0)]
 
 
 class NoScores(ReferenceProvider):
@@ -164,7 +164,7 @@ class ScopeDeniesAttributedOnly(ReferenceProvider):
         if scope is None:
             return super().recall(query, limit, opts, None)
         hits = super().recall(query, EVERYTHING, opts, None)
-        return [h for h in hits if h.taint == MemoryTaint.INTERNAL][:limit]
+        return [h for h in hits if h.taint == MemoryTaint.INTERNAL][: max(limit, 0)]
 
 
 class ScopeDeniesAll(ReferenceProvider):

@@ -31,6 +31,7 @@ FAULTS: dict[str, list[type]] = {
         *provider_faults.ISSUE_13_PROVIDER_FAULTS,
         *document_faults.DOCUMENT_FAULTS,
         broken_providers.DocumentIdFromKey,
+        broken_providers.ExportRefusesCursorAtTheEnd,
     ],
 }
 CASES = [(target, fault) for target, faults in FAULTS.items() for fault in faults]
