@@ -203,7 +203,7 @@ class Ledger:
         ordered = sorted(
             entries.values(), key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
         )
-        errors = self.errors() if finished else [UNFINISHED]
+        errors = self.errors() if finished else [self._unfinished()]
         profiles = {
             profile: self._profile_info(profile, [e for e in ordered if e.profile == profile])
             for profile in self.settings.profiles()
@@ -229,6 +229,17 @@ class Ledger:
             profiles=profiles,
             checks=ordered,
             summary=summarise(ordered, errors),
+        )
+
+    def _unfinished(self) -> RunError:
+        ended = sum(1 for i in self.selected if i in self.entries)
+        if not self.selected:
+            return UNFINISHED
+        return UNFINISHED.model_copy(
+            update={
+                "message": f"{UNFINISHED.message} ({ended} of {len(self.selected)} selected "
+                "checks had ended when it was last written)"
+            }
         )
 
     def _profile_info(self, profile: str, entries: list[CheckEntry]) -> ProfileInfo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -216,6 +217,8 @@ class RunHooks:
         self.role = role
         self.watch = watch
         self.suite = suite_nodeid(run)
+        self.final: Report | None = None
+        """The report of the finished run, once it is made."""
         self.abandonment = Abandonment(run, config)
         self._previous_handler = set_abandon_handler(self.abandonment)
 
@@ -257,6 +260,7 @@ class RunHooks:
             self.ledger.select(
                 i for i in (item_id_of(item.nodeid, self.suite) for item in session.items) if i
             )
+            self.write_progress()
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         if getattr(report, "tinymemory_abandoned", False):
@@ -312,6 +316,21 @@ class RunHooks:
         elif report.when in ("setup", "call") and (report.failed or report.skipped):
             outcome: OutcomeName = "skipped" if report.skipped else "failed"
             self.ledger.record_unrecorded(item_id, outcome, _longrepr_text(report))
+        else:
+            return
+        self.write_progress()
+
+    def write_progress(self) -> None:
+        """Rewrite the report with what has finished so far (the rest `not run`, the run
+        `unfinished`), so a run killed half-way leaves what it learnt; the final report
+        replaces it."""
+        path = self.run.settings.report
+        if path is None or self.final is not None:
+            return
+        # A report that cannot be written now is said once, when the final one fails too.
+        with contextlib.suppress(OSError):
+            report = self.ledger.report(finished=False)
+            write_report(path, report, self.run.redactor, compact=True)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         if self.watch.signalled:
@@ -363,7 +382,7 @@ class RunHooks:
                 self.abandonment.terminal.forget_terminal()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        report: Report | None = getattr(self, "final", None)
+        report = self.final
         if report is None or not self.reports:
             return
         for line in summary_lines(report, self.run.settings.report):
