@@ -110,6 +110,8 @@ class Ledger:
     """Workers whose crash was charged to the check they were running."""
     downs: dict[str, str] = field(default_factory=dict)
     """Workers that went down with an error, and the error."""
+    rebuilt: list[str] = field(default_factory=list)
+    """Why the driver was built again part-way through the run, once per time."""
     interrupted: bool = False
     stopped: str | None = None
     """Why pytest stopped early, when it did (`-x`, a collection error, ...)."""
@@ -224,6 +226,7 @@ class Ledger:
                     if self.driver.command is None
                     else self.driver.redactor.text(shlex.join(self.driver.command))
                 ),
+                rebuilt=list(self.rebuilt),
             ),
             errors=errors,
             profiles=profiles,

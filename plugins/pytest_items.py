@@ -219,7 +219,8 @@ class RunHooks:
         self.suite = suite_nodeid(run)
         self.final: Report | None = None
         """The report of the finished run, once it is made."""
-        self.abandonment = Abandonment(run, config)
+        # Only the process that runs and reports the checks can go on past a stuck call.
+        self.abandonment = Abandonment(run, config, ledger if role == "main" else None, watch)
         self._previous_handler = set_abandon_handler(self.abandonment)
 
     @property
@@ -250,6 +251,13 @@ class RunHooks:
         kit_item = isinstance(item, CheckItem | FuzzItem)
         self.abandonment.item = item if kit_item else None
         self.abandonment.started = clock.perf_counter()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        try:
+            return (yield)
+        finally:
+            self.abandonment.park_if_left_behind(item)
 
     def pytest_runtest_logfinish(self) -> None:
         self.abandonment.item = None
@@ -416,6 +424,15 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
         f"seed {report.seed})"
     ]
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
+    rebuilt = report.driver.rebuilt
+    if len(rebuilt) == 1:
+        lines.append(f"  the driver was {rebuilt[0]}")
+    elif rebuilt:
+        # Each hung check is named below; one line says what the run did about them.
+        lines.append(
+            f"  the driver was built again {len(rebuilt)} times, each time after a call it "
+            f"could not interrupt, left behind (the report lists them)"
+        )
     for name, info in sorted(report.profiles.items()):
         features = ", ".join(info.features) or "none"
         partial = info.partial_note()

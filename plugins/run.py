@@ -147,6 +147,13 @@ class KitRun:
             self.facts.build_error = self.redactor.text(shown)
             raise DriverError(self.facts.build_error) from exc
 
+    def rebuild(self) -> None:
+        """Build the driver again, as `build` did at the start: the instances in use are
+        dropped unshut (a call on one could not be interrupted and is still running);
+        `DriverError` if it cannot be built."""
+        self.objects.clear()
+        self.build()
+
     @property
     def redactor(self) -> Redactor:
         """The driver's credentials, kept out of every output of the run."""
