@@ -28,6 +28,7 @@ from conformance.report import (
 )
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
+from plugins.driver_output import OutputLog, log_path, trimmed
 from plugins.failure_repr import failure_repr
 from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
@@ -219,6 +220,8 @@ class RunHooks:
         self.suite = suite_nodeid(run)
         self.final: Report | None = None
         """The report of the finished run, once it is made."""
+        report = run.settings.report
+        self.output_log = OutputLog(None if report is None else log_path(report))
         # Only the process that runs and reports the checks can go on past a stuck call.
         self.abandonment = Abandonment(run, config, ledger if role == "main" else None, watch)
         self._previous_handler = set_abandon_handler(self.abandonment)
@@ -306,6 +309,7 @@ class RunHooks:
         redact_report(report, self.run.redactor)
         return report
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # On the xdist controller this sees every worker's reports, so the report merges them.
         if not self.reports:
@@ -313,6 +317,8 @@ class RunHooks:
         item_id = item_id_of(report.nodeid, self.suite)
         if item_id is None:
             return
+        # First, so the terminal and JUnit XML see the driver's output trimmed.
+        self._keep_output(item_id, report)
         entry = entry_from_properties(report.user_properties)
         if entry is not None and report.when == "call":
             self.ledger.record(entry)
@@ -327,6 +333,18 @@ class RunHooks:
         else:
             return
         self.write_progress()
+
+    def _keep_output(self, item_id: str, report: pytest.TestReport) -> None:
+        """Append what the driver wrote in this phase of the check to the log, whole, and
+        leave the report with it trimmed."""
+        kept: list[tuple[str, str]] = []
+        for name, content in report.sections:
+            if name.startswith("Captured ") and name.endswith(f" {report.when}"):
+                self.output_log.append(f"{item_id}: {name.lower()}", content)
+            if name.startswith("Captured "):
+                content = trimmed(content, self.output_log.path)
+            kept.append((name, content))
+        report.sections = kept
 
     def write_progress(self) -> None:
         """Rewrite the report with what has finished so far (the rest `not run`, the run
@@ -459,7 +477,9 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
             # The seed is what reproduces a random run: always shown.
             lines.append(f"  {entry.id}: {entry.reason}")
     if path is not None:
-        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown)")
+        log = log_path(path)
+        logged = f", {log} (the driver's output)" if log.is_file() and log.stat().st_size else ""
+        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown){logged}")
     else:
         lines.append(
             "  no report written: --conformance-report=PATH.json (--report with "
