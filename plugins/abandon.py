@@ -89,10 +89,24 @@ class Abandonment:
         self.terminal: RedactingStream | None = None
         self.left_behind: set[str] = set()
         """Node ids of the checks whose call was left behind, still running."""
+        self._lock = threading.Lock()
+        self._returned: str | None = None
+        """The node id of the check whose run came back (it is being reported)."""
+
+    def begin(self, item: pytest.Item | None) -> None:
+        """`item` (a check item, or None for any other) starts running."""
+        self.item = item
+        self._returned = None
+        self.started = clock.perf_counter()
 
     def __call__(self, hung: HungCall) -> None:
         item = self.item
         if item is not None and self._can_go_on(item):
+            with self._lock:
+                if self._returned == item.nodeid:
+                    # Its call came back as it was given up: pytest's loop goes on.
+                    return
+                self.left_behind.add(item.nodeid)
             self._go_on(item, hung)
             return
         self._end(hung)
@@ -112,7 +126,6 @@ class Abandonment:
         """Report `item` inconclusive and run the checks after it on a new thread (the
         watchdog thread must go back to watching), against a fresh instance."""
         assert self.ledger is not None
-        self.left_behind.add(item.nodeid)
         self.ledger.rebuilt.append(rebuilt_line(item.name, hung))
         self._to_terminal()
         self.item = None
@@ -165,20 +178,22 @@ class Abandonment:
                 return pytest.ExitCode.INTERRUPTED
             nextitem = items[i + 1] if i + 1 < len(items) else None
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-            stop = session.shouldfail or session.shouldstop
-            if stop:
-                self.ledger.stopped = str(stop)
-                return (
-                    pytest.ExitCode.TESTS_FAILED
-                    if session.shouldfail
-                    else (pytest.ExitCode.INTERRUPTED)
-                )
+            if session.shouldfail:  # -x, --maxfail: pytest's loop raises `Failed`
+                self.ledger.stopped = str(session.shouldfail)
+                return pytest.ExitCode.TESTS_FAILED
+            if session.shouldstop:
+                self.ledger.stopped = str(session.shouldstop)
+                return pytest.ExitCode.INTERRUPTED
         return pytest.ExitCode.OK
 
-    def park_if_left_behind(self, item: pytest.Item) -> None:
-        """Keep the thread of a call left behind that came back after all from going on
-        with pytest's loop: another thread runs the rest of the session now."""
-        if item.nodeid not in self.left_behind:
+    def ended(self, item: pytest.Item) -> None:
+        """`item`'s run came back. If its call was left behind, the thread is kept from
+        going on with pytest's loop, for ever: another thread runs the session now."""
+        with self._lock:
+            left = item.nodeid in self.left_behind
+            if not left:
+                self._returned = item.nodeid
+        if not left:
             return
         while True:
             try:

@@ -11,7 +11,6 @@ from typing import Any, cast
 import pytest
 from _pytest._code.code import ReprExceptionInfo
 
-from conformance import clock
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
 from conformance.fuzz.runner import FuzzTarget
@@ -252,15 +251,14 @@ class RunHooks:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         # What the abandon handler reports, should a call of this item hang.
         kit_item = isinstance(item, CheckItem | FuzzItem)
-        self.abandonment.item = item if kit_item else None
-        self.abandonment.started = clock.perf_counter()
+        self.abandonment.begin(item if kit_item else None)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         try:
             return (yield)
         finally:
-            self.abandonment.park_if_left_behind(item)
+            self.abandonment.ended(item)
 
     def pytest_runtest_logfinish(self) -> None:
         self.abandonment.item = None
