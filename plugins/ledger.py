@@ -241,7 +241,9 @@ class Ledger:
         return UNFINISHED.model_copy(
             update={
                 "message": f"{UNFINISHED.message} ({ended} of {len(self.selected)} selected "
-                "checks had ended when it was last written)"
+                "checks had ended when it was last written); should the driver end the "
+                "process (os._exit, a segfault), --driver-isolation=process runs it in a "
+                "child process, where a crash fails only the check it happens in"
             }
         )
 

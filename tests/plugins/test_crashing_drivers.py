@@ -47,6 +47,7 @@ def test_a_run_killed_half_way_leaves_the_report_of_what_ended(
     [error] = report["errors"]
     assert error["kind"] == "unfinished"
     assert "did not finish" in error["message"]
+    assert "--driver-isolation=process runs it in a child process" in error["message"]
     passed = [c["id"] for c in report["checks"] if c["outcome"] == "passed"]
     # The checks pytest saw pass before the process died are the report's passes.
     shown = [
