@@ -111,7 +111,7 @@ class Ledger:
     downs: dict[str, str] = field(default_factory=dict)
     """Workers that went down with an error, and the error."""
     rebuilt: list[str] = field(default_factory=list)
-    """Why the driver was built again part-way through the run, once per time."""
+    """Why the driver was built again part-way through the run: a line each time."""
     interrupted: bool = False
     stopped: str | None = None
     """Why pytest stopped early, when it did (`-x`, a collection error, ...)."""
@@ -235,9 +235,9 @@ class Ledger:
         )
 
     def _unfinished(self) -> RunError:
-        ended = sum(1 for i in self.selected if i in self.entries)
         if not self.selected:
             return UNFINISHED
+        ended = sum(1 for i in self.selected if i in self.entries)
         return UNFINISHED.model_copy(
             update={
                 "message": f"{UNFINISHED.message} ({ended} of {len(self.selected)} selected "
