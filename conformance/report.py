@@ -116,6 +116,9 @@ class DriverInfo(BaseModel):
     command: str | None = None
     """The command line (redacted) of the process that served the driver over the driver
     protocol (`exec:`); absent for a driver run in process."""
+    rebuilt: list[str] = Field(default_factory=list)
+    """Each time the run built the driver again part-way, and why (a call it could not
+    interrupt was left behind; the checks after it ran on the fresh instance)."""
 
 
 class ProfileInfo(BaseModel):
@@ -357,6 +360,8 @@ def to_markdown(report: Report) -> str:
         f"{counts} (kit {report.kit_version}{seed}{repeat})",
         "",
         *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
+        *[f"The driver was {_cell(line, 400)}." for line in d.rebuilt],
+        *([""] if d.rebuilt else []),
     ]
     for title, outcome in (("Failures", "failed"), ("Inconclusive", "inconclusive")):
         shown = [c for c in report.checks if c.outcome == outcome]

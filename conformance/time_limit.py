@@ -10,8 +10,9 @@ asynchronous exception (`PyThreadState_SetAsyncExc`, delivered at the thread's n
 Python instruction). It repeats this while the call goes on. A call still running a grace
 period after its limit (it swallows every interrupt in a bare `except:` loop, ignores
 `SIGALRM` or blocks in native code) is abandoned: the abandon handler is called from the
-watchdog thread. The pytest plugin's handler writes the report and ends the process; the
-default one says which call hung and ends the process with status `ABANDONED_EXIT`.
+watchdog thread. The pytest plugin's handler goes on without the call (or writes the
+report and ends the process); the default one says which call hung and ends the process
+with status `ABANDONED_EXIT`.
 
 `run_within` is the one entry point: it raises `TimeLimitExceeded` when the call ran past
 its limit, whatever the driver did with the interrupt.

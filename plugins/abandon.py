@@ -1,10 +1,15 @@
-"""Giving up a run whose driver call cannot be interrupted.
+"""What is done with a driver call that cannot be interrupted.
 
 The time limit interrupts a call past `--driver-timeout`; a driver that swallows every
 interrupt, ignores `SIGALRM` or blocks in native code is still stuck a grace period later.
 Then, on the watchdog thread, the hung check is reported inconclusive (on the terminal,
-in JUnit XML, to the xdist controller), the session is finished (the report written) and
-the process ends with a non-zero status. The stuck driver is never called again.
+in JUnit XML, to the xdist controller). Where the kit can go on (a check was running, in
+the process that reports), the stuck call is left behind on its thread: the driver is
+built again, as it was at the start, and the checks after the hung one run on a thread
+of their own against that fresh instance; the process ends when they have. Elsewhere
+(an xdist worker, a hang outside any check, too many hangs) the session is finished (the
+report written) and the process ends with a non-zero status. The stuck driver is never
+called again.
 """
 
 from __future__ import annotations
@@ -12,23 +17,52 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, cast
+import time
+import traceback
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import pytest
+from _pytest.runner import call_and_report
 
 from conformance import clock
 from conformance.checks.outcome import Inconclusive
+from conformance.driver import DriverError
+from conformance.interrupts import InterruptWatch
 from conformance.report import CheckEntry
 from conformance.time_limit import ABANDONED_EXIT, HungCall
 from plugins.secrecy import RedactingStream
 
 if TYPE_CHECKING:
+    from plugins.ledger import Ledger
     from plugins.run import KitRun
 
-__all__ = ["HARD_STOP", "Abandonment", "report_entry"]
+__all__ = ["HARD_STOP", "MAX_REBUILDS", "Abandonment", "report_entry"]
 
 HARD_STOP = 30.0
 """Seconds the report may take to write before the process ends without it."""
+
+MAX_REBUILDS: Final = 8
+"""Calls a run leaves behind (each on a thread that may go on spending the CPU) before it
+gives up on the driver instead of building it again."""
+
+
+def left_behind_reason(hung: HungCall) -> str:
+    """Why a check is inconclusive when the run went on without its call."""
+    return (
+        f"the call ran past the {hung.limit:g} s limit and had not returned {hung.grace:g} "
+        f"s later: the driver does not let the kit interrupt it (it swallows the "
+        f"interrupt, ignores SIGALRM or blocks in native code), so the kit left the call "
+        f"behind and ran the checks after it on a fresh instance of the driver"
+    )
+
+
+def rebuilt_line(item_id: str, hung: HungCall) -> str:
+    """Why the driver was built again part-way through the run, for the report."""
+    return (
+        f"built again after {item_id}: {hung.label} ran past the {hung.limit:g} s limit "
+        f"and could not be interrupted; the checks after it ran on the fresh instance"
+    )
+
 
 PROPERTY = "tinymemory"
 
@@ -36,16 +70,148 @@ PROPERTY = "tinymemory"
 class Abandonment:
     """The abandon handler of one pytest process's run."""
 
-    def __init__(self, run: KitRun, config: pytest.Config) -> None:
+    def __init__(
+        self,
+        run: KitRun,
+        config: pytest.Config,
+        ledger: Ledger | None = None,
+        watch: InterruptWatch | None = None,
+    ) -> None:
+        """`ledger`: the run's, in the process that reports (where the run may go on)."""
         self.run = run
         self.config = config
+        self.ledger = ledger
+        self.watch = watch
         self.session: pytest.Session | None = None
         self.item: pytest.Item | None = None
         """The check item running now, if any."""
         self.started = 0.0
         self.terminal: RedactingStream | None = None
+        self.left_behind: set[str] = set()
+        """Node ids of the checks whose call was left behind, still running."""
+        self._lock = threading.Lock()
+        self._returned: str | None = None
+        """The node id of the check whose run came back (it is being reported)."""
+
+    def begin(self, item: pytest.Item | None) -> None:
+        """`item` (a check item, or None for any other) starts running."""
+        self.item = item
+        self._returned = None
+        self.started = clock.perf_counter()
 
     def __call__(self, hung: HungCall) -> None:
+        item = self.item
+        if item is not None and self._can_go_on(item):
+            with self._lock:
+                if self._returned == item.nodeid:
+                    # Its call came back as it was given up: pytest's loop goes on.
+                    return
+                self.left_behind.add(item.nodeid)
+            self._go_on(item, hung)
+            return
+        self._end(hung)
+
+    # -- going on without the stuck call -------------------------------------------------
+
+    def _can_go_on(self, item: pytest.Item) -> bool:
+        session = self.session
+        return (
+            self.ledger is not None
+            and session is not None
+            and len(self.left_behind) < MAX_REBUILDS
+            and item in session.items
+        )
+
+    def _go_on(self, item: pytest.Item, hung: HungCall) -> None:
+        """Report `item` inconclusive and run the checks after it on a new thread (the
+        watchdog thread must go back to watching), against a fresh instance."""
+        assert self.ledger is not None
+        self.ledger.rebuilt.append(rebuilt_line(item.name, hung))
+        self._to_terminal()
+        self.item = None
+        item.ihook.pytest_runtest_logreport(
+            report=self._report(item, hung, left_behind_reason(hung))
+        )
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        thread = threading.Thread(
+            target=self._run_rest,
+            args=(item,),
+            name=f"tinymemory-checks-{len(self.left_behind)}",
+            daemon=True,
+        )
+        thread.start()
+
+    def _run_rest(self, stuck: pytest.Item) -> None:
+        # pytest's own loop is stuck in the driver's call on another thread: this thread
+        # takes over, runs the checks after `stuck`, ends the session and the process.
+        session = self.session
+        assert session is not None and self.ledger is not None
+        try:
+            rest = session.items[session.items.index(stuck) + 1 :]
+            call_and_report(stuck, "teardown", log=True, nextitem=rest[0] if rest else None)
+            try:
+                self.run.rebuild()
+            except DriverError as exc:
+                self.ledger.stopped = (
+                    f"the driver could not be built again after {stuck.name}: {exc}"
+                )
+                rest = []
+            status = self._run_items(session, rest)
+            if status == pytest.ExitCode.OK and session.testsfailed:
+                status = pytest.ExitCode.TESTS_FAILED
+            session.exitstatus = status
+            self.config.hook.pytest_sessionfinish(session=session, exitstatus=status)
+            self._flush()
+            os._exit(int(session.exitstatus))
+        except BaseException:
+            traceback.print_exc()
+            self._flush()
+            os._exit(pytest.ExitCode.INTERNAL_ERROR)
+
+    def _run_items(self, session: pytest.Session, items: list[pytest.Item]) -> pytest.ExitCode:
+        """Run `items` as pytest's loop would; the exit status it would give."""
+        assert self.ledger is not None
+        for i, item in enumerate(items):
+            if self.watch is not None and self.watch.signalled:
+                # Ctrl-C reached the stuck thread, which may swallow it: seen here.
+                self.ledger.interrupted = True
+                return pytest.ExitCode.INTERRUPTED
+            nextitem = items[i + 1] if i + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail:  # -x, --maxfail: pytest's loop raises `Failed`
+                self.ledger.stopped = str(session.shouldfail)
+                return pytest.ExitCode.TESTS_FAILED
+            if session.shouldstop:
+                self.ledger.stopped = str(session.shouldstop)
+                return pytest.ExitCode.INTERRUPTED
+        return pytest.ExitCode.OK
+
+    def ended(self, item: pytest.Item) -> None:
+        """`item`'s run came back. If its call was left behind, the thread is kept from
+        going on with pytest's loop, for ever: another thread runs the session now."""
+        with self._lock:
+            left = item.nodeid in self.left_behind
+            if not left:
+                self._returned = item.nodeid
+        if not left:
+            return
+        while True:
+            try:
+                time.sleep(3600)
+            except BaseException:
+                continue  # a Ctrl-C here is seen by the thread running the checks
+
+    # -- ending the run ------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        for stream in (sys.stdout, sys.stderr, self.terminal):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except (OSError, ValueError):
+                pass
+
+    def _end(self, hung: HungCall) -> None:
         stop = threading.Timer(HARD_STOP, os._exit, (ABANDONED_EXIT,))
         stop.daemon = True
         stop.start()
@@ -63,12 +229,7 @@ class Abandonment:
             self.config.hook.pytest_sessionfinish(
                 session=self.session, exitstatus=pytest.ExitCode.TESTS_FAILED
             )
-        for stream in (sys.stdout, sys.stderr, self.terminal):
-            try:
-                if stream is not None:
-                    stream.flush()
-            except (OSError, ValueError):
-                pass
+        self._flush()
         os._exit(ABANDONED_EXIT)
 
     def _to_terminal(self) -> None:
@@ -96,8 +257,10 @@ class Abandonment:
             if text
         ]
 
-    def _report(self, item: pytest.Item, hung: HungCall) -> pytest.TestReport:
-        entry = self.entry(item.name, hung)
+    def _report(
+        self, item: pytest.Item, hung: HungCall, reason: str | None = None
+    ) -> pytest.TestReport:
+        entry = self.entry(item.name, hung, reason)
         return pytest.TestReport(
             nodeid=item.nodeid,
             location=item.location,
@@ -110,8 +273,9 @@ class Abandonment:
             user_properties=[(PROPERTY, entry.model_dump())],
         )
 
-    def entry(self, name: str, hung: HungCall) -> CheckEntry:
-        """The report entry of the check named `name` (an item's name) that hung."""
+    def entry(self, name: str, hung: HungCall, reason: str | None = None) -> CheckEntry:
+        """The report entry of the check named `name` (an item's name) that hung;
+        `reason`: why it is inconclusive, if not that the run was abandoned."""
         check_id = name.partition("[")[0]
         chk = next((c for c in self.run.checks() if c.id == check_id), None)
         target = next((t for t in self.run.fuzz_targets() if t.id == check_id), None)
@@ -121,7 +285,7 @@ class Abandonment:
             id=name,
             profile=profile,
             outcome="inconclusive",
-            reason=str(Inconclusive(check_id, hung.label, hung.reason)),
+            reason=str(Inconclusive(check_id, hung.label, reason or hung.reason)),
             duration=round(clock.perf_counter() - self.started, 6),
             calls=1,
             clause=chk.clause if chk else target.clause if target else "",

@@ -110,6 +110,8 @@ class Ledger:
     """Workers whose crash was charged to the check they were running."""
     downs: dict[str, str] = field(default_factory=dict)
     """Workers that went down with an error, and the error."""
+    rebuilt: list[str] = field(default_factory=list)
+    """Why the driver was built again part-way through the run: a line each time."""
     interrupted: bool = False
     stopped: str | None = None
     """Why pytest stopped early, when it did (`-x`, a collection error, ...)."""
@@ -203,7 +205,7 @@ class Ledger:
         ordered = sorted(
             entries.values(), key=lambda e: (order.get(e.id.partition("[")[0], len(order)), e.id)
         )
-        errors = self.errors() if finished else [UNFINISHED]
+        errors = self.errors() if finished else [self._unfinished()]
         profiles = {
             profile: self._profile_info(profile, [e for e in ordered if e.profile == profile])
             for profile in self.settings.profiles()
@@ -224,11 +226,25 @@ class Ledger:
                     if self.driver.command is None
                     else self.driver.redactor.text(shlex.join(self.driver.command))
                 ),
+                rebuilt=list(self.rebuilt),
             ),
             errors=errors,
             profiles=profiles,
             checks=ordered,
             summary=summarise(ordered, errors),
+        )
+
+    def _unfinished(self) -> RunError:
+        if not self.selected:
+            return UNFINISHED
+        ended = sum(1 for i in self.selected if i in self.entries)
+        return UNFINISHED.model_copy(
+            update={
+                "message": f"{UNFINISHED.message} ({ended} of {len(self.selected)} selected "
+                "checks had ended when it was last written); should the driver end the "
+                "process (os._exit, a segfault), --driver-isolation=process runs it in a "
+                "child process, where a crash fails only the check it happens in"
+            }
         )
 
     def _profile_info(self, profile: str, entries: list[CheckEntry]) -> ProfileInfo:

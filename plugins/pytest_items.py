@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -10,7 +11,6 @@ from typing import Any, cast
 import pytest
 from _pytest._code.code import ReprExceptionInfo
 
-from conformance import clock
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
 from conformance.fuzz.runner import FuzzTarget
@@ -27,6 +27,7 @@ from conformance.report import (
 )
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
+from plugins.driver_output import OutputLog, log_path, trimmed
 from plugins.failure_repr import failure_repr
 from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
@@ -216,7 +217,12 @@ class RunHooks:
         self.role = role
         self.watch = watch
         self.suite = suite_nodeid(run)
-        self.abandonment = Abandonment(run, config)
+        self.final: Report | None = None
+        """The report of the finished run, once it is made."""
+        report = run.settings.report
+        self.output_log = OutputLog(None if report is None else log_path(report))
+        # Only the process that runs and reports the checks can go on past a stuck call.
+        self.abandonment = Abandonment(run, config, ledger if role == "main" else None, watch)
         self._previous_handler = set_abandon_handler(self.abandonment)
 
     @property
@@ -245,8 +251,14 @@ class RunHooks:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         # What the abandon handler reports, should a call of this item hang.
         kit_item = isinstance(item, CheckItem | FuzzItem)
-        self.abandonment.item = item if kit_item else None
-        self.abandonment.started = clock.perf_counter()
+        self.abandonment.begin(item if kit_item else None)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        try:
+            return (yield)
+        finally:
+            self.abandonment.ended(item)
 
     def pytest_runtest_logfinish(self) -> None:
         self.abandonment.item = None
@@ -257,6 +269,7 @@ class RunHooks:
             self.ledger.select(
                 i for i in (item_id_of(item.nodeid, self.suite) for item in session.items) if i
             )
+            self.write_progress()
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         if getattr(report, "tinymemory_abandoned", False):
@@ -294,6 +307,7 @@ class RunHooks:
         redact_report(report, self.run.redactor)
         return report
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # On the xdist controller this sees every worker's reports, so the report merges them.
         if not self.reports:
@@ -301,6 +315,8 @@ class RunHooks:
         item_id = item_id_of(report.nodeid, self.suite)
         if item_id is None:
             return
+        # First, so the terminal and JUnit XML see the driver's output trimmed.
+        self._keep_output(item_id, report)
         entry = entry_from_properties(report.user_properties)
         if entry is not None and report.when == "call":
             self.ledger.record(entry)
@@ -312,6 +328,33 @@ class RunHooks:
         elif report.when in ("setup", "call") and (report.failed or report.skipped):
             outcome: OutcomeName = "skipped" if report.skipped else "failed"
             self.ledger.record_unrecorded(item_id, outcome, _longrepr_text(report))
+        else:
+            return
+        self.write_progress()
+
+    def _keep_output(self, item_id: str, report: pytest.TestReport) -> None:
+        """Append what the driver wrote in this phase of the check to the log, whole, and
+        leave the report with it trimmed."""
+        kept: list[tuple[str, str]] = []
+        for name, content in report.sections:
+            if name.startswith("Captured ") and name.endswith(f" {report.when}"):
+                self.output_log.append(f"{item_id}: {name.lower()}", content)
+            if name.startswith("Captured "):
+                content = trimmed(content, self.output_log.path)
+            kept.append((name, content))
+        report.sections = kept
+
+    def write_progress(self) -> None:
+        """Rewrite the report with what has finished so far (the rest `not run`, the run
+        `unfinished`), so a run killed half-way leaves what it learnt; the final report
+        replaces it."""
+        path = self.run.settings.report
+        if path is None or self.final is not None:
+            return
+        # A report that cannot be written now is said once, when the final one fails too.
+        with contextlib.suppress(OSError):
+            report = self.ledger.report(finished=False)
+            write_report(path, report, self.run.redactor, compact=True)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         if self.watch.signalled:
@@ -363,7 +406,7 @@ class RunHooks:
                 self.abandonment.terminal.forget_terminal()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        report: Report | None = getattr(self, "final", None)
+        report = self.final
         if report is None or not self.reports:
             return
         for line in summary_lines(report, self.run.settings.report):
@@ -397,6 +440,15 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
         f"seed {report.seed})"
     ]
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
+    rebuilt = report.driver.rebuilt
+    if len(rebuilt) == 1:
+        lines.append(f"  the driver was {rebuilt[0]}")
+    elif rebuilt:
+        # Each hung check is named below; one line says what the run did about them.
+        lines.append(
+            f"  the driver was built again {len(rebuilt)} times, each time after a call it "
+            f"could not interrupt, left behind (the report lists them)"
+        )
     for name, info in sorted(report.profiles.items()):
         features = ", ".join(info.features) or "none"
         partial = info.partial_note()
@@ -423,7 +475,9 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
             # The seed is what reproduces a random run: always shown.
             lines.append(f"  {entry.id}: {entry.reason}")
     if path is not None:
-        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown)")
+        log = log_path(path)
+        logged = f", {log} (the driver's output)" if log.is_file() and log.stat().st_size else ""
+        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown){logged}")
     else:
         lines.append(
             "  no report written: --conformance-report=PATH.json (--report with "

@@ -17,6 +17,8 @@ def replay_command(settings: KitSettings, item_id: str, seed: int, *, fuzz: bool
         words += ["--driver-option", f"{key}={value}"]
     if settings.timeout is None:
         words.append("--driver-timeout=0")
+    if settings.isolation != "none":
+        words.append(f"--driver-isolation={settings.isolation}")
     words += ["--conformance-seed", str(seed)]
     if fuzz:
         words.append("--fuzz")

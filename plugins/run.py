@@ -39,6 +39,7 @@ from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
 from conformance.report import CheckEntry, Precondition, Repeats, not_offered_reason
 from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
+from plugins.isolation import isolated_driver
 from plugins.registry import resolve_driver
 from plugins.replay import replay_command
 from plugins.settings import KitSettings
@@ -111,7 +112,11 @@ class KitRun:
         A driver that offers none of the asked profiles is a `DriverError`.
         """
         assert settings.driver is not None
-        driver = resolve_driver(settings.driver, settings.options_for(worker))
+        options = settings.options_for(worker)
+        if settings.isolation == "process":
+            driver = isolated_driver(settings.driver, options)
+        else:
+            driver = resolve_driver(settings.driver, options)
         if not set(settings.profiles()) & driver.profiles:
             offered = ", ".join(sorted(driver.profiles)) or "none"
             raise DriverError(
@@ -146,6 +151,13 @@ class KitRun:
             self.objects.clear()
             self.facts.build_error = self.redactor.text(shown)
             raise DriverError(self.facts.build_error) from exc
+
+    def rebuild(self) -> None:
+        """Build the driver again, as `build` did at the start: the instances in use are
+        dropped unshut (a call on one could not be interrupted and is still running);
+        `DriverError` if it cannot be built."""
+        self.objects.clear()
+        self.build()
 
     @property
     def redactor(self) -> Redactor:

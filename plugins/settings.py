@@ -26,6 +26,7 @@ else:  # pragma: no cover - exercised only below 3.11
     import tomli as tomllib
 
 PROFILE_CHOICES = ("engine", "provider", "all")
+ISOLATION_CHOICES = ("none", "process")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.1
@@ -57,6 +58,9 @@ class KitSettings:
     """The run seed asked for (`--conformance-seed`); None draws one."""
     repeat: int = 1
     """How many times each check runs (`--conformance-repeat`)."""
+    isolation: str = "none"
+    """`process`: a Python driver runs in a child process the kit supervises
+    (`--driver-isolation`)."""
     driver_from_cli: bool = False
     """Whether `--driver` was given on the command line (not read from the file)."""
 
@@ -214,6 +218,14 @@ SETTINGS: tuple[Setting, ...] = (
         "write the JSON report here (a .json path), and a Markdown summary beside it",
         _report_path,
         metavar="PATH",
+    ),
+    Setting(
+        "driver-isolation",
+        "where a Python driver runs: `none`, in the kit's process (default), or `process`, "
+        "in a child process the kit supervises, so a crash (os._exit, a segfault) fails "
+        "the check that caused it and a fresh process serves the rest",
+        None,
+        choices=ISOLATION_CHOICES,
     ),
     Setting("waivers", "TOML file of waived check ids", _text, metavar="PATH"),
     Setting(
@@ -478,5 +490,6 @@ def merge(file: FileTable, cli: Mapping[str, Any]) -> KitSettings:
         fuzz_repro_dir=path("fuzz-repro-dir"),
         seed=pick("conformance-seed"),
         repeat=pick("conformance-repeat") or 1,
+        isolation=pick("driver-isolation") or "none",
         driver_from_cli=bool(cli.get("driver")),
     )

@@ -56,8 +56,14 @@ def hello(options: Mapping[str, str]) -> Hello:
 class Launcher:
     """Starts sessions of one driver command with one set of options."""
 
-    def __init__(self, argv: Sequence[str], options: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        options: Mapping[str, str],
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.argv = list(argv)
+        self.env = None if env is None else dict(env)
         self.hello = hello(options)
         self.options = dict(options)
         self.secrets = secret_values(options)
@@ -71,7 +77,7 @@ class Launcher:
 
     def start(self) -> Session:
         """A started process that has answered the hello."""
-        return Session(self.argv, self.hello, self.secrets, settled=self.settled)
+        return Session(self.argv, self.hello, self.secrets, settled=self.settled, env=self.env)
 
 
 _live: weakref.WeakSet[Connection] = weakref.WeakSet()
@@ -255,8 +261,14 @@ def _declarations(
         raise DriverError(f"driver `exec:{shlex.join(argv)}` {problem}") from None
 
 
-def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None = None) -> Driver:
-    """The driver served by `command` over the protocol (docs/protocol.md).
+def exec_driver(
+    command: str | Sequence[str],
+    options: Mapping[str, str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> Driver:
+    """The driver served by `command` over the protocol (docs/protocol.md), each of its
+    processes started with `env` (default: this process's environment).
 
     The process is started once here, to learn from its handshake what it offers; that
     process serves the first object made, and each further object starts its own when it
@@ -264,7 +276,7 @@ def exec_driver(command: str | Sequence[str], options: Mapping[str, str] | None 
     """
     argv = parse_command(command)
     opts = dict(options or {})
-    launcher = Launcher(argv, opts)
+    launcher = Launcher(argv, opts, env)
     try:
         first = launcher.start()
     except ProtocolError as exc:

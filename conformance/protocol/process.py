@@ -10,7 +10,7 @@ import shlex
 import signal
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, Final
 
 from conformance import clock
@@ -43,10 +43,16 @@ class DriverProcess:
     """
 
     def __init__(
-        self, argv: Sequence[str], secrets: Sequence[str] = (), *, settled: bool = True
+        self,
+        argv: Sequence[str],
+        secrets: Sequence[str] = (),
+        *,
+        settled: bool = True,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """`settled=False`: more secrets may be learnt (from the handshake), so the stderr
-        lines are held back from the log until `settle` says which."""
+        lines are held back from the log until `settle` says which. `env`: the process's
+        environment (default: this one's)."""
         self.argv = list(argv)
         self.secrets = tuple(secrets)
         self._log_lock = threading.Lock()
@@ -58,6 +64,7 @@ class DriverProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env=None if env is None else dict(env),
             )
         except OSError as exc:
             raise ProtocolError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
@@ -59,8 +59,9 @@ class Session:
         secrets: Sequence[str] = (),
         *,
         settled: bool = True,
+        env: Mapping[str, str] | None = None,
     ) -> None:
-        self.process = DriverProcess(argv, secrets, settled=settled)
+        self.process = DriverProcess(argv, secrets, settled=settled, env=env)
         self.busy = False
         self.closed = False
         self._next_id = 1

@@ -112,6 +112,10 @@ def test_a_bad_option_is_one_line_before_any_check(
             ["[tool.tinymemory] profile in ", "wanted one of engine, provider, all"],
         ),
         (
+            'driver = "reference"\ndriver-isolation = "thread"',
+            ["[tool.tinymemory] driver-isolation in ", "wanted one of none, process"],
+        ),
+        (
             'driver = "reference"\ndriver-options = { region = ["eu"] }',
             ["[tool.tinymemory] driver-options in ", "region must be a string or a number"],
         ),

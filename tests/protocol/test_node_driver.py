@@ -43,6 +43,7 @@ def test_the_node_driver_passes_the_suite_and_the_fuzzer(pytester: pytest.Pytest
         "version": "0.1.0",
         "options": {},
         "command": node_spec().removeprefix("exec:"),
+        "rebuilt": [],
     }
     assert report["summary"]["verdict"] == "pass"
     # Keyword fetch alone: every required check passes, but `full` needs every fetch mode.
