@@ -576,6 +576,8 @@ def _export_while_shrinking(
             try:
                 page = provider.export_page(cursor, 7)
             except DriverRaised as raised:
+                if cursor is None:
+                    raise
                 ctx.fail(
                     call,
                     "a page: the cursor was issued by this export, and entries forgotten since "

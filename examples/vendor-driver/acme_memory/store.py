@@ -97,6 +97,8 @@ class AcmeProvider(ProviderBase):
     ) -> builtins.list[MemoryEntry]:
         if scope is not None:
             raise Invalid(SCOPE_UNAPPLIED)
+        if limit < 0:
+            raise Invalid("recall limit must not be negative")  # `hits[:-1]` would answer
         needle = query.strip().lower()
         if not needle:
             return []
