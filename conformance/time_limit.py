@@ -60,10 +60,17 @@ class CallExpired(BaseException):
 
 class TimeLimitExceeded(Exception):
     """A driver call ran past its time limit (or could not start, its event loop being
-    blocked by an earlier one); `reason` says which and how long."""
+    blocked by an earlier one); `reason` says which and how long.
 
-    def __init__(self, reason: str) -> None:
+    `call` names the call that hung (`store()`) when it is not the one that raised (a
+    call refused by a loop an earlier call blocks); `loop_blocked` says the driver's event
+    loop did not come back, so every later async call fails too.
+    """
+
+    def __init__(self, reason: str, *, call: str | None = None, loop_blocked: bool = False) -> None:
         self.reason = reason
+        self.call = call
+        self.loop_blocked = loop_blocked
         super().__init__(reason)
 
 
@@ -358,7 +365,7 @@ def run_within(
     # raised by `_drain` and dropped there.
     try:
         result = fn(*args, **kw)
-    except BaseException:
+    except BaseException as exc:
         watch.settled = True
         try:  # noqa: SIM105 - `contextlib.suppress` would run Python code before the try
             _drain()
@@ -366,8 +373,14 @@ def run_within(
             pass
         _close(key, handler)
         if watch.expired:
-            # Whatever the driver made of the interrupt, the call ran past its limit.
-            raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit") from None
+            # Whatever the driver made of the interrupt, the call ran past its limit; the
+            # kit's own word on it (the bridge's: a blocked event loop) is kept.
+            past = f"the call ran past the {limit:g} s limit"
+            if isinstance(exc, TimeLimitExceeded):
+                raise TimeLimitExceeded(
+                    f"{past}; {exc.reason}", call=exc.call, loop_blocked=exc.loop_blocked
+                ) from None
+            raise TimeLimitExceeded(past) from None
         raise
     watch.settled = True
     try:  # noqa: SIM105 - as above

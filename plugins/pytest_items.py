@@ -19,6 +19,7 @@ from conformance.report import (
     CheckEntry,
     OutcomeName,
     Report,
+    hung_calls,
     is_not_offered,
     not_offered,
     not_offered_line,
@@ -390,8 +391,9 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     levels, inconclusive and flaky checks by name, the seed."""
     s = report.summary
     retries = sum(c.retries for c in report.checks)
+    hangs = ", the driver hangs" if hung_calls(report) else ""
     lines = [
-        f"tinymemory conformance of `{report.driver.name}`: {s.verdict} "
+        f"tinymemory conformance of `{report.driver.name}`: {s.verdict}{hangs} "
         f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
         f"waived, {s.inconclusive} inconclusive, {s.not_run} not run; retries {retries}; "
         f"seed {report.seed})"

@@ -81,4 +81,5 @@ def run_one(
         trace=trace,
         full_trace=None if trace is None or error is None else full_trace(error, ctx.redact),
         owners=list(ending.owners) if isinstance(ending, PreconditionFailed) else [],
+        hang=ending.hang if isinstance(ending, Inconclusive) else None,
     )

@@ -28,6 +28,7 @@ from conformance.constraints import Constraints
 from conformance.driver import detect_profile
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor
+from conformance.report import Hang
 from conformance.time_limit import CallExpired as CallExpired
 from conformance.time_limit import TimeLimitExceeded, run_within
 
@@ -111,6 +112,16 @@ def _repr_head(value: object, width: int) -> str:
         if len(head) > width:
             return head
     return head + "]"
+
+
+def short_label(label: str) -> str:
+    """The method a call label names, as the bridge names it: `as_documents().put(...)`
+    is `put()`."""
+    named = _METHOD.match(label)
+    return f"{named.group(1)}()" if named else label
+
+
+_METHOD = re.compile(r"(?:\w+\(\)\.)*(\w+)\(")
 
 
 def _is_refusal(error: BaseException) -> bool:
@@ -220,7 +231,8 @@ class CheckContext:
                     grace=self.settings.grace,
                 )
             except TimeLimitExceeded as exc:
-                raise Inconclusive(self.check_id, label, exc.reason) from None
+                hang = Hang(call=exc.call or short_label(label), loop_blocked=exc.loop_blocked)
+                raise Inconclusive(self.check_id, label, exc.reason, hang) from None
             except (ConformanceFailure, Inconclusive, CheckSkipped):
                 raise
             except (Exception, SystemExit, GeneratorExit) as exc:

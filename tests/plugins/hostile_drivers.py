@@ -4,6 +4,7 @@ work only on the thread that made them. Each is otherwise the reference driver."
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import signal
 import sqlite3
@@ -81,6 +82,43 @@ class BlocksItsLoop(AsyncOver):
     async def namespaces(self) -> builtins.list[NamespaceSummary]:
         time.sleep(self.seconds)
         return self.inner.namespaces()
+
+
+class StoreAwaitsForEver(AsyncOver):
+    """An async provider whose `store` awaits for ever: the loop stays free, the call never
+    ends."""
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceProvider())
+
+    async def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        await asyncio.sleep(HANG)
+
+
+class StoreBlocksItsLoop(StoreAwaitsForEver):
+    """An async provider whose `store` blocks the event loop's thread for `seconds` (a
+    synchronous sleep in a coroutine): no async call can start meanwhile."""
+
+    seconds = HANG
+
+    async def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        time.sleep(self.seconds)
 
 
 class LeaksItsKey(ReferenceProvider):

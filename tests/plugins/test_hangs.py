@@ -1,0 +1,83 @@
+"""A driver that hangs: each hung call is inconclusive, nothing fails on its account, and
+the verdict says the driver hangs, in the terminal and in both reports."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conformance import bridge
+from conformance.report import Report
+from tests.plugins.hostile_drivers import StoreBlocksItsLoop
+from tests.plugins.test_hostile_drivers import HOSTILE, report_of
+
+TWO_CHECKS = "provider.store_get_round_trip or provider.list_filters_narrow"
+
+
+def hung_run(pytester: pytest.Pytester, driver: str) -> tuple[pytest.RunResult, Report, str]:
+    """Two storing checks of `driver` with a 0.2 s limit, in this process (the kit's event
+    loop is interrupted, never lost): the result, the JSON report and the Markdown one."""
+    result = pytester.runpytest(
+        f"--driver={HOSTILE}:{driver}",
+        "--profile=provider",
+        "--driver-timeout=0.2",
+        "--conformance-report=r.json",
+        "-k",
+        TWO_CHECKS,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    report = report_of(pytester.path / "r.json")
+    markdown = (pytester.path / "r.md").read_text()
+    assert report.summary.verdict == "inconclusive"
+    assert "**Verdict: inconclusive**, because:" in markdown
+    assert report.summary.failed == 0
+    outcomes = {c.id: c.outcome for c in report.checks}
+    for check_id in TWO_CHECKS.split(" or "):
+        assert outcomes[check_id] == "inconclusive"
+    return result, report, markdown
+
+
+def test_a_call_awaiting_for_ever_is_inconclusive_and_the_verdict_says_the_driver_hangs(
+    pytester: pytest.Pytester,
+) -> None:
+    result, report, markdown = hung_run(pytester, "StoreAwaitsForEver")
+    for entry in report.checks:
+        if entry.outcome == "inconclusive":
+            assert entry.hang is not None and entry.hang.call == "store()"
+            assert not entry.hang.loop_blocked
+            assert "at store(" in entry.reason and "ran past the 0.2 s limit" in entry.reason
+    said = (
+        "the driver hangs: store() ran past the time limit in 2 checks, inconclusive on its "
+        "account (provider.store_get_round_trip, provider.list_filters_narrow)"
+    )
+    assert f"- {said}" in markdown
+    result.stdout.fnmatch_lines(
+        [
+            "tinymemory conformance of `StoreAwaitsForEver`: inconclusive, the driver hangs (*",
+            f"  {said}",
+        ]
+    )
+
+
+def test_a_call_blocking_its_event_loop_says_the_loop_did_not_come_back(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blocked for a second only: the kit's loop is this process's, and later tests use it.
+    monkeypatch.setattr(StoreBlocksItsLoop, "seconds", 1.0)
+    try:
+        result, report, markdown = hung_run(pytester, "StoreBlocksItsLoop")
+    finally:
+        loop = bridge._background_loop()
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=5)
+    hung = [c for c in report.checks if c.outcome == "inconclusive"]
+    for entry in hung:
+        assert entry.hang is not None and entry.hang.call == "store()" and entry.hang.loop_blocked
+        # Each says the loop's thread did not come back, not that a call was slow.
+        assert "event loop" in entry.reason and "not come back" in entry.reason
+    said = (
+        "the driver hangs: store() blocked its event loop, whose thread did not come back, "
+        "in 3 checks"
+    )
+    assert f"- {said}" in markdown
+    result.stdout.fnmatch_lines(["*: inconclusive, the driver hangs (*", f"  {said}*"])
