@@ -29,12 +29,12 @@ from conformance.report import (
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
 from plugins.failure_repr import failure_repr
-from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
 from plugins.report_file import write_report
 from plugins.run import KitRun
 from plugins.secrecy import guard_terminal, redact_report
+from plugins.terminal_progress import showing_progress
 from plugins.xdist_support import FACTS_KEY, Role, item_id_of
 
 PROPERTY = "tinymemory"
@@ -109,7 +109,8 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        entry, replay = run.run_check(self.check, self.fetch_mode)
+        with showing_progress(self.config):
+            entry, replay = run.run_check(self.check, self.fetch_mode)
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{entry.id} ({self.check.clause})"

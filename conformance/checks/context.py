@@ -22,6 +22,7 @@ from conformance.checks.outcome import (
     Inconclusive,
     PreconditionFailed,
 )
+from conformance.checks.progress import CheckMeter
 from conformance.checks.returns import wrong_return
 from conformance.checks.seeds import nonce_for, seeded_nonce
 from conformance.constraints import Constraints
@@ -178,6 +179,9 @@ class CheckContext:
         """The run's credentials: kept out of every message this check writes."""
         self.last_raised: BaseException | None = None
         """The last exception a driver call raised (retried ones aside)."""
+        self.progress: CheckMeter | None = None
+        """Shows on the terminal how far a check that runs long has got (set by the
+        runner of a whole check, not for the fuzzer's calls, which it shows itself)."""
 
     # -- driver calls ---------------------------------------------------------------
 
@@ -270,6 +274,9 @@ class CheckContext:
                 self.last_raised = exc
                 shown = full_label() if full_label is not None else label
                 raise DriverRaised(self.check_id, shown, exc, self.redact) from exc
+            finally:
+                if self.progress is not None:
+                    self.progress.tick(self.calls)
             self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
             if method is not None:
                 wrong = wrong_return(face, method, result)

@@ -224,6 +224,31 @@ class ThreadBound:
         return call
 
 
+class SlowCalls:
+    """A provider taking `seconds` over every call, as a remote store far away does."""
+
+    seconds = 0.5
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self.seconds)
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def slow_provider() -> Driver:
+    """The reference provider behind `SlowCalls`."""
+    return Driver(name="slow", provider=lambda: SlowCalls(ReferenceProvider()))
+
+
 def thread_bound(make: Callable[[], Any]) -> ThreadBound:
     """A `ThreadBound` over a fresh driver from `make`."""
     return ThreadBound(make())
