@@ -85,15 +85,26 @@ class HungCall:
     grace: float
     thread: str
     """The name of the thread the call is stuck on."""
+    main: bool = True
+    """Whether that is the main thread (elsewhere only Python code can be interrupted)."""
 
     @property
     def reason(self) -> str:
         """Why the run is abandoned, for a report."""
+        if not self.main:
+            why = (
+                f"it swallows the interrupt, or blocks in native code such as time.sleep or "
+                f"a socket read, which on thread `{self.thread}`, not the main thread, the "
+                f"kit cannot interrupt: run the suite on the main thread, where SIGALRM "
+                f"interrupts a blocking call, or give the driver's blocking calls a timeout "
+                f"of their own"
+            )
+        else:
+            why = "it swallows the interrupt, ignores SIGALRM or blocks in native code"
         return (
             f"the call ran past the {self.limit:g} s limit and had not returned "
-            f"{self.grace:g} s later: the driver does not let the kit interrupt it (it "
-            f"swallows the interrupt, ignores SIGALRM or blocks in native code), so the "
-            f"run was abandoned"
+            f"{self.grace:g} s later: the driver does not let the kit interrupt it ({why}), "
+            f"so the run was abandoned"
         )
 
 
@@ -262,6 +273,7 @@ class _Watchdog:
                     limit=watch.limit,
                     grace=watch.grace,
                     thread=watch.thread_name,
+                    main=watch.main,
                 )
                 try:
                     _handler(hung)

@@ -84,6 +84,21 @@ class BlocksItsLoop(AsyncOver):
         return self.inner.namespaces()
 
 
+class StoreSleeps(ReferenceProvider):
+    """`store` blocks in one long system call (SIGALRM interrupts it on the main thread)."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        time.sleep(HANG)
+
+
 class StoreAwaitsForEver(AsyncOver):
     """An async provider whose `store` awaits for ever: the loop stays free, the call never
     ends."""

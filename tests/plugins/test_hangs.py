@@ -9,8 +9,9 @@ import pytest
 
 from conformance import bridge
 from conformance.report import Report
+from conformance.time_limit import ABANDONED_EXIT
 from tests.plugins.hostile_drivers import StoreBlocksItsLoop
-from tests.plugins.test_hostile_drivers import HOSTILE, report_of
+from tests.plugins.test_hostile_drivers import HOSTILE, ROOT, report_of
 
 TWO_CHECKS = "provider.store_get_round_trip or provider.list_filters_narrow"
 
@@ -81,3 +82,35 @@ def test_a_call_blocking_its_event_loop_says_the_loop_did_not_come_back(
     )
     assert f"- {said}" in markdown
     result.stdout.fnmatch_lines(["*: inconclusive, the driver hangs (*", f"  {said}*"])
+
+
+OFF_THE_MAIN_THREAD = """
+import threading
+from conformance import run_provider_suite
+from conformance.checks.context import RunSettings
+from tests.plugins.hostile_drivers import StoreSleeps
+
+settings = RunSettings(timeout=0.2, grace=0.3)
+worker = threading.Thread(
+    target=run_provider_suite, args=(StoreSleeps(), settings, ["provider.health"]), name="vendor"
+)
+worker.start()
+worker.join()
+print("returned")
+"""
+
+
+def test_a_call_blocking_off_the_main_thread_says_why_it_cannot_be_interrupted(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Off the main thread the kit interrupts Python code only: a call blocked in native
+    # code there cannot be given up without ending the process, which says why.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    script = pytester.makepyfile(off_main=OFF_THE_MAIN_THREAD)
+    result = pytester.runpython(script)
+    assert result.ret == ABANDONED_EXIT
+    assert "returned" not in result.stdout.str()
+    said = " ".join(result.stderr.lines)
+    assert "provider.health: store(" in said and "ran past the 0.2 s limit" in said
+    assert "on thread `vendor`, not the main thread, the kit cannot interrupt" in said
+    assert "run the suite on the main thread" in said
