@@ -3,8 +3,6 @@ the verdict says the driver hangs, in the terminal and in both reports."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from conformance import bridge
@@ -64,13 +62,12 @@ def test_a_call_awaiting_for_ever_is_inconclusive_and_the_verdict_says_the_drive
 def test_a_call_blocking_its_event_loop_says_the_loop_did_not_come_back(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Blocked for a second only: the kit's loop is this process's, and later tests use it.
-    monkeypatch.setattr(StoreBlocksItsLoop, "seconds", 1.0)
-    try:
-        result, report, markdown = hung_run(pytester, "StoreBlocksItsLoop")
-    finally:
-        loop = bridge._background_loop()
-        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=5)
+    # The run gets an event loop of its own, blocked for the whole run (and left to sleep
+    # it off): the process's own loop stays free for the tests after this one.
+    monkeypatch.setattr(StoreBlocksItsLoop, "seconds", 30.0)
+    monkeypatch.setattr(bridge, "_loop", None)
+    monkeypatch.setattr(bridge, "_blocked_by", None)
+    result, report, markdown = hung_run(pytester, "StoreBlocksItsLoop")
     hung = [c for c in report.checks if c.outcome == "inconclusive"]
     for entry in hung:
         assert entry.hang is not None and entry.hang.call == "store()" and entry.hang.loop_blocked
