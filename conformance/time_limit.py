@@ -95,9 +95,9 @@ class HungCall:
             why = (
                 f"it swallows the interrupt, or blocks in native code such as time.sleep or "
                 f"a socket read, which on thread `{self.thread}`, not the main thread, the "
-                f"kit cannot interrupt: run the suite on the main thread, where SIGALRM "
-                f"interrupts a blocking call, or give the driver's blocking calls a timeout "
-                f"of their own"
+                f"kit cannot interrupt: give run_provider_suite the driver's class (a "
+                f"factory) instead of an instance, and it gives such a call up and goes on, "
+                f"or run the suite on the main thread, where SIGALRM interrupts it"
             )
         else:
             why = "it swallows the interrupt, ignores SIGALRM or blocks in native code"

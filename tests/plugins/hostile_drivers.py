@@ -85,7 +85,10 @@ class BlocksItsLoop(AsyncOver):
 
 
 class StoreSleeps(ReferenceProvider):
-    """`store` blocks in one long system call (SIGALRM interrupts it on the main thread)."""
+    """`store` blocks in one system call of `seconds` (SIGALRM interrupts it on the main
+    thread; nothing does on another)."""
+
+    seconds = HANG
 
     def store(
         self,
@@ -96,7 +99,7 @@ class StoreSleeps(ReferenceProvider):
         session_id: str | None,
         taint: MemoryTaint,
     ) -> None:
-        time.sleep(HANG)
+        time.sleep(self.seconds)
 
 
 class StoreAwaitsForEver(AsyncOver):

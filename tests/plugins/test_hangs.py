@@ -3,12 +3,20 @@ the verdict says the driver hangs, in the terminal and in both reports."""
 
 from __future__ import annotations
 
+import functools
+import threading
+import time
+
 import pytest
 
 from conformance import bridge
+from conformance.checks.context import RunSettings
+from conformance.checks.outcome import CheckResult
+from conformance.checks.runner import run_provider_suite
 from conformance.report import Report
 from conformance.time_limit import ABANDONED_EXIT
-from tests.plugins.hostile_drivers import StoreBlocksItsLoop
+from reference_driver.provider import ReferenceProvider
+from tests.plugins.hostile_drivers import StoreBlocksItsLoop, StoreSleeps, thread_bound
 from tests.plugins.test_hostile_drivers import HOSTILE, ROOT, report_of
 
 TWO_CHECKS = "provider.store_get_round_trip or provider.list_filters_narrow"
@@ -110,4 +118,53 @@ def test_a_call_blocking_off_the_main_thread_says_why_it_cannot_be_interrupted(
     said = " ".join(result.stderr.lines)
     assert "provider.health: store(" in said and "ran past the 0.2 s limit" in said
     assert "on thread `vendor`, not the main thread, the kit cannot interrupt" in said
-    assert "run the suite on the main thread" in said
+    assert "give run_provider_suite the driver's class (a factory)" in said
+
+
+SOME_CHECKS = ["provider.health", "provider.store_get_round_trip", "provider.capability_audit"]
+
+
+def outcomes_of(results: dict[str, CheckResult]) -> dict[str, str]:
+    return {check_id: r.outcome for check_id, r in results.items()}
+
+
+def test_a_factory_gets_the_main_threads_outcomes_on_any_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The stuck calls are left to sleep it off on the kit's threads, 2 s at most.
+    monkeypatch.setattr(StoreSleeps, "seconds", 2.0)
+    settings = RunSettings(timeout=0.2, grace=0.2)
+    on_main = run_provider_suite(StoreSleeps(), settings, SOME_CHECKS)
+    off_main: list[dict[str, CheckResult]] = []
+    worker = threading.Thread(
+        target=lambda: off_main.append(run_provider_suite(StoreSleeps, settings, SOME_CHECKS))
+    )
+    started = time.monotonic()
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive() and time.monotonic() - started < 5
+    assert (
+        outcomes_of(off_main[0])
+        == outcomes_of(on_main)
+        == {
+            "provider.health": "inconclusive",
+            "provider.store_get_round_trip": "inconclusive",
+            "provider.capability_audit": "passed",
+        }
+    )
+    given_up = off_main[0]["provider.health"]
+    assert given_up.hang is not None and given_up.hang.call == "store()"
+    assert "at store(" in given_up.reason and "ran past the 0.2 s limit" in given_up.reason
+    assert "given up, and the checks after it ran on a fresh instance" in given_up.reason
+
+
+def test_a_thread_bound_driver_from_a_factory_works_off_the_main_thread() -> None:
+    # Each instance is built on the thread that calls it.
+    got: list[dict[str, CheckResult]] = []
+    make = functools.partial(thread_bound, ReferenceProvider)
+    worker = threading.Thread(
+        target=lambda: got.append(run_provider_suite(make, RunSettings(timeout=10.0), SOME_CHECKS))
+    )
+    worker.start()
+    worker.join(30)
+    assert set(outcomes_of(got[0]).values()) == {"passed"}
