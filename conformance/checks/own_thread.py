@@ -42,17 +42,17 @@ def is_factory(driver: Any) -> bool:
     return isinstance(driver, type) or (callable(driver) and not hasattr(driver, "store"))
 
 
-def given_up(hung: HungCall) -> CheckResult:
-    """The result of a check whose call was given up."""
+def given_up(check_id: str, hung: HungCall) -> CheckResult:
+    """The result of check `check_id`, whose call `hung` was given up."""
     reason = (
         f"the call ran past the {hung.limit:g} s limit and had not returned {hung.grace:g} s "
         f"later (it swallows the interrupt, or blocks in native code such as time.sleep): "
         f"it was given up, and the checks after it ran on a fresh instance of the driver"
     )
     return CheckResult(
-        id=hung.check_id,
+        id=check_id,
         outcome="inconclusive",
-        reason=str(Inconclusive(hung.check_id, hung.label, reason)),
+        reason=str(Inconclusive(check_id, hung.label, reason)),
         hang=Hang(call=short_label(hung.label)),
     )
 
@@ -83,6 +83,8 @@ class _Runner:
         self.hung_at: str | None = None
         """What ran when a call was given up."""
         self.stop = False
+        self.lock = threading.Lock()
+        """Guards `results` and `stop`: a given-up call that returns late adds nothing."""
         self.ended = threading.Event()
         self.thread = threading.Thread(
             target=self._run, name=f"tinymemory-suite-{next(_names)}", daemon=True
@@ -109,7 +111,10 @@ class _Runner:
                     result = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
                 else:
                     result = run_one(chk, target, self.settings, self.nonce)
-                self.results[chk.id] = result
+                with self.lock:
+                    if self.stop:
+                        return
+                    self.results[chk.id] = result
         except BaseException as exc:
             self.error = exc
         finally:
@@ -147,8 +152,9 @@ def run_on_own_threads(
         if runner is None:
             previous(hung)
             return
-        runner.stop = True
-        runner.hung, runner.hung_at = hung, runner.current
+        with runner.lock:
+            runner.stop = True
+            runner.hung, runner.hung_at = hung, runner.current
         runner.ended.set()
 
     previous = set_abandon_handler(abandon)
@@ -162,20 +168,21 @@ def run_on_own_threads(
             except BaseException:
                 runner.stop = True
                 raise
-            results.update(runner.results)
-            left = [c for c in left if c.id not in runner.results]
-            hung, at = runner.hung, runner.hung_at
+            with runner.lock:
+                results.update(runner.results)
+                hung, at = runner.hung, runner.hung_at
+            left = [c for c in left if c.id not in results]
             if hung is None:
                 if runner.error is not None:
                     raise runner.error
                 break
-            if at == "building":
+            if at is None or at == "building":
                 raise TimeLimitExceeded(f"{hung.label}: {hung.reason}")
             if at == "probe":
                 probe = False  # the storage checks run, and the probe's own check says why
                 continue
             # Whatever the given-up call did since, its check is inconclusive.
-            results[hung.check_id] = given_up(hung)
+            results[at] = given_up(at, hung)
             left = [c for c in left if c.id != at]
     finally:
         set_abandon_handler(previous)
