@@ -8,8 +8,9 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from conformance import clock
 from conformance.driver import is_async
-from conformance.time_limit import TimeLimitExceeded
+from conformance.time_limit import CallExpired, TimeLimitExceeded
 
 if TYPE_CHECKING:
     import asyncio
@@ -42,6 +43,15 @@ class LoopBlocked(TimeLimitExceeded):
 _WAIT_SLICE = 0.05
 """Seconds the caller waits on an async call between two chances to be interrupted."""
 
+LOOP_ANSWER = 0.25
+"""Seconds a cancelled call's event loop has to come back before the call is said to
+block it: an idle loop answers in microseconds, a loaded machine's in milliseconds."""
+
+HOLDS_THE_LOOP = (
+    "the driver's event loop did not come back when the call was cancelled: a coroutine "
+    "blocks the loop's thread (time.sleep or blocking I/O instead of an await)"
+)
+
 _blocked_by: tuple[threading.Event, str] | None = None
 """When a call ran past its limit and the loop has not answered since: a probe the loop
 sets once it runs again, and the call that overran."""
@@ -59,9 +69,27 @@ def _loop_answers() -> None:
         _blocked_by = None
         return
     raise LoopBlocked(
-        f"the driver's event loop has not run since {culprit} overran its time limit "
-        f"(a coroutine blocks the loop)"
+        f"the driver's event loop is still blocked by {culprit}, which ran past its time "
+        f"limit: the loop's thread has not come back since (a coroutine blocks it with "
+        f"time.sleep or blocking I/O instead of an await)",
+        call=culprit,
+        loop_blocked=True,
     )
+
+
+def _comes_back(probe: threading.Event) -> bool:
+    """Whether the loop runs `probe` within `LOOP_ANSWER` s. The time limit keeps
+    interrupting the caller meanwhile: those interrupts are the ones already handled."""
+    deadline = clock.monotonic() + LOOP_ANSWER
+    while True:
+        left = deadline - clock.monotonic()
+        if left <= 0:
+            return probe.is_set()
+        try:
+            if probe.wait(left):
+                return True
+        except CallExpired:
+            continue
 
 
 class _Carried(Exception):
@@ -103,12 +131,15 @@ def run_coroutine(coro: Coroutine[Any, Any, T], label: str = "an async call") ->
     try:
         while not done.wait(_WAIT_SLICE):
             pass
-    except BaseException:
+    except BaseException as exc:
         if not future.done():
             future.cancel()
             probe = threading.Event()
             loop.call_soon_threadsafe(probe.set)
             _blocked_by = (probe, label)
+            if isinstance(exc, CallExpired) and not _comes_back(probe):
+                # Said here, where it is known: the call did not merely take long.
+                raise TimeLimitExceeded(HOLDS_THE_LOOP, call=label, loop_blocked=True) from None
         raise
     try:
         return future.result()

@@ -62,6 +62,18 @@ class Precondition(BaseModel):
     Empty when none did: the fault shows only in the checks relying on the operation."""
 
 
+class Hang(BaseModel):
+    """A driver call that ran past its time limit and so left a check inconclusive."""
+
+    model_config = {"frozen": True}
+
+    call: str
+    """The method that hung, `store()`: the one that ran past the limit, or the earlier
+    one whose blocked event loop kept this check's call from starting."""
+    loop_blocked: bool = False
+    """The call blocked the driver's event loop: its thread did not come back."""
+
+
 class CheckEntry(BaseModel):
     """One check's verdict in the report."""
 
@@ -96,6 +108,8 @@ class CheckEntry(BaseModel):
     replay: str | None = None
     """The command that runs this check alone again with the seed that failed it; set
     for a failed or inconclusive check."""
+    hang: Hang | None = None
+    """Set when the check is inconclusive because a driver call hung."""
 
     def shown_outcome(self) -> str:
         """The outcome with its repeat count when it ran more than once."""
@@ -310,13 +324,44 @@ def not_offered_line(profile: str, count: int) -> str:
     return f"{profile} profile: not offered by the driver ({checks} skipped)"
 
 
+def hung_calls(report: Report) -> dict[Hang, list[str]]:
+    """Each driver call that hung, with the checks it left inconclusive (in run order)."""
+    hung: dict[Hang, list[str]] = {}
+    for c in report.checks:
+        if c.hang is not None and c.outcome == "inconclusive":
+            hung.setdefault(c.hang, []).append(c.id)
+    return hung
+
+
+def hang_lines(report: Report) -> list[str]:
+    """`the driver hangs: store() ran past the time limit in 25 checks (provider.health,
+    ...)`, one line per call that hung; none when no call did."""
+    lines = []
+    for hang, ids in hung_calls(report).items():
+        what = (
+            "blocked its event loop, whose thread did not come back,"
+            if hang.loop_blocked
+            else "ran past the time limit"
+        )
+        shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        count = f"{len(ids)} check{'s' * (len(ids) != 1)}"
+        lines.append(
+            f"the driver hangs: {hang.call} {what} in {count}, inconclusive on its "
+            f"account ({shown})"
+        )
+    return lines
+
+
 def verdict_lines(report: Report) -> list[str]:
-    """The verdict and, first of all, why a run has none: what a reader must see first."""
+    """The verdict and, first of all, why a run has none: what a reader must see first
+    (run errors, then the calls that hung)."""
     s = report.summary
     lines = [f"**Verdict: {s.verdict}**"]
-    if report.errors:
+    hangs = hang_lines(report)
+    if report.errors or hangs:
         lines[0] += ", because:"
         lines += [f"- {_cell(e.describe(), 400)}" for e in report.errors]
+        lines += [f"- {line}" for line in hangs]
     return lines
 
 

@@ -61,10 +61,17 @@ class CallExpired(BaseException):
 
 class TimeLimitExceeded(Exception):
     """A driver call ran past its time limit (or could not start, its event loop being
-    blocked by an earlier one); `reason` says which and how long."""
+    blocked by an earlier one); `reason` says which and how long.
 
-    def __init__(self, reason: str) -> None:
+    `call` names the call that hung (`store()`) when it is not the one that raised (a
+    call refused by a loop an earlier call blocks); `loop_blocked` says the driver's event
+    loop did not come back, so every later async call fails too.
+    """
+
+    def __init__(self, reason: str, *, call: str | None = None, loop_blocked: bool = False) -> None:
         self.reason = reason
+        self.call = call
+        self.loop_blocked = loop_blocked
         super().__init__(reason)
 
 
@@ -79,15 +86,26 @@ class HungCall:
     grace: float
     thread: str
     """The name of the thread the call is stuck on."""
+    main: bool = True
+    """Whether that is the main thread (elsewhere only Python code can be interrupted)."""
 
     @property
     def reason(self) -> str:
         """Why the run is abandoned, for a report."""
+        if not self.main:
+            why = (
+                f"it swallows the interrupt, or blocks in native code such as time.sleep or "
+                f"a socket read, which on thread `{self.thread}`, not the main thread, the "
+                f"kit cannot interrupt: give run_provider_suite the driver's class (a "
+                f"factory) instead of an instance, and it gives such a call up and goes on, "
+                f"or run the suite on the main thread, where SIGALRM interrupts it"
+            )
+        else:
+            why = "it swallows the interrupt, ignores SIGALRM or blocks in native code"
         return (
             f"the call ran past the {self.limit:g} s limit and had not returned "
-            f"{self.grace:g} s later: the driver does not let the kit interrupt it (it "
-            f"swallows the interrupt, ignores SIGALRM or blocks in native code), so the "
-            f"run was abandoned"
+            f"{self.grace:g} s later: the driver does not let the kit interrupt it ({why}), "
+            f"so the run was abandoned"
         )
 
 
@@ -256,6 +274,7 @@ class _Watchdog:
                     limit=watch.limit,
                     grace=watch.grace,
                     thread=watch.thread_name,
+                    main=watch.main,
                 )
                 try:
                     _handler(hung)
@@ -359,7 +378,7 @@ def run_within(
     # raised by `_drain` and dropped there.
     try:
         result = fn(*args, **kw)
-    except BaseException:
+    except BaseException as exc:
         watch.settled = True
         try:  # noqa: SIM105 - `contextlib.suppress` would run Python code before the try
             _drain()
@@ -367,8 +386,14 @@ def run_within(
             pass
         _close(key, handler)
         if watch.expired:
-            # Whatever the driver made of the interrupt, the call ran past its limit.
-            raise TimeLimitExceeded(f"the call ran past the {limit:g} s limit") from None
+            # Whatever the driver made of the interrupt, the call ran past its limit; the
+            # kit's own word on it (the bridge's: a blocked event loop) is kept.
+            past = f"the call ran past the {limit:g} s limit"
+            if isinstance(exc, TimeLimitExceeded):
+                raise TimeLimitExceeded(
+                    f"{past}; {exc.reason}", call=exc.call, loop_blocked=exc.loop_blocked
+                ) from None
+            raise TimeLimitExceeded(past) from None
         raise
     watch.settled = True
     try:  # noqa: SIM105 - as above

@@ -19,6 +19,7 @@ from conformance.report import (
     CheckEntry,
     OutcomeName,
     Report,
+    hung_calls,
     is_not_offered,
     not_offered,
     not_offered_line,
@@ -29,12 +30,12 @@ from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
 from plugins.driver_output import OutputLog, log_path, trimmed
 from plugins.failure_repr import failure_repr
-from plugins.fuzz_progress import showing_progress
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
 from plugins.report_file import write_report
 from plugins.run import KitRun
 from plugins.secrecy import guard_terminal, redact_report
+from plugins.terminal_progress import showing_progress
 from plugins.xdist_support import FACTS_KEY, Role, item_id_of
 
 PROPERTY = "tinymemory"
@@ -109,7 +110,8 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
-        entry, replay = run.run_check(self.check, self.fetch_mode)
+        with showing_progress(self.config):
+            entry, replay = run.run_check(self.check, self.fetch_mode)
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{entry.id} ({self.check.clause})"
@@ -433,8 +435,9 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     levels, inconclusive and flaky checks by name, the seed."""
     s = report.summary
     retries = sum(c.retries for c in report.checks)
+    hangs = ", the driver hangs" if hung_calls(report) else ""
     lines = [
-        f"tinymemory conformance of `{report.driver.name}`: {s.verdict} "
+        f"tinymemory conformance of `{report.driver.name}`: {s.verdict}{hangs} "
         f"({s.passed} passed, {s.failed} failed, {s.skipped} skipped, {s.waived} "
         f"waived, {s.inconclusive} inconclusive, {s.not_run} not run; retries {retries}; "
         f"seed {report.seed})"

@@ -37,7 +37,7 @@ from conformance.fuzz.runner import (
 )
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
-from conformance.report import CheckEntry, Precondition, Repeats, not_offered_reason
+from conformance.report import CheckEntry, Hang, Precondition, Repeats, not_offered_reason
 from conformance.time_limit import HungCall, TimeLimitExceeded, run_within
 from plugins.isolation import isolated_driver
 from plugins.registry import resolve_driver
@@ -257,6 +257,7 @@ class KitRun:
                         reason=reason,
                         calls=1,
                         clause="contract-reference A2 (shutdown releases resources)",
+                        hang=Hang(call=exc.call or "shutdown()", loop_blocked=exc.loop_blocked),
                     )
                 )
             except BaseException as exc:
@@ -353,6 +354,7 @@ class KitRun:
             trace=result.trace,
             precondition=Precondition(owners=result.owners) if result.owners else None,
             waived_by=result.waived_by,
+            hang=result.hang,
         )
         if result.full_trace is not None:
             self.full_traces[result.id] = result.full_trace
@@ -530,6 +532,7 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         trace=first.trace,
         full_trace=first.full_trace,
         owners=first.owners,
+        hang=first.hang,
     )
     # A failure outweighs an inconclusive run: the first kind present names the result.
     hits = failed or unsure
@@ -539,7 +542,7 @@ def combine(results: list[CheckResult], seeds: list[int]) -> tuple[CheckResult, 
         seeds_text = ", ".join(str(s) for s, _ in hits)
         combined.outcome = shown.outcome
         combined.trace, combined.full_trace = shown.trace, shown.full_trace
-        combined.owners = shown.owners
+        combined.owners, combined.hang = shown.owners, shown.hang
         combined.reason = (
             f"{shown.outcome} {len(hits)} of {len(results)} runs{kind}; seeds {seeds_text}. "
             f"First (seed {seed}): {shown.reason}"

@@ -21,6 +21,7 @@ from plugins.ledger import Ledger
 from plugins.pytest_items import RunHooks, suite_nodeid
 from plugins.report_file import write_report
 from plugins.run import KitRun, ProcessFacts
+from plugins.run_pace import ControllerPace, RunPace
 from plugins.settings import KitSettings
 from plugins.waivers import Waiver, WaiverError, load_waivers
 from plugins.xdist_support import (
@@ -146,3 +147,6 @@ def start_run(config: pytest.Config, settings: KitSettings) -> None:
         config.pluginmanager.register(
             ControllerHooks(ledger, suite_nodeid(run)), "tinymemory-controller"
         )
+    if role != "worker":
+        pace = ControllerPace if role == "controller" else RunPace
+        config.pluginmanager.register(pace(config, suite_nodeid(run)), "tinymemory-pace")

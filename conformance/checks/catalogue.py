@@ -18,6 +18,7 @@ from conformance.checks.outcome import (
     Inconclusive,
     PreconditionFailed,
 )
+from conformance.checks.progress import CheckMeter
 from conformance.checks.registry import CATALOGUE, Check, CheckFunction, check
 from conformance.checks.traces import driver_error, driver_trace, full_trace
 from conformance.driver import Profile
@@ -54,6 +55,7 @@ def run_one(
 ) -> CheckResult:
     """Run one check (for one fetch mode, when given) and classify how it ended."""
     ctx = CheckContext(chk.id, settings, nonce, fetch_mode)
+    ctx.progress = meter = CheckMeter(chk.id if fetch_mode is None else f"{chk.id}[{fetch_mode}]")
     started = clock.perf_counter()
     outcome: Any
     ending: BaseException | None = None
@@ -66,6 +68,7 @@ def run_one(
         outcome, reason, ending = "inconclusive", ctx.abbreviate(str(inc)), inc
     except ConformanceFailure as failure:
         outcome, reason, ending = "failed", ctx.abbreviate(str(failure)), failure
+    meter.end(ctx.calls)
     error = None if ending is None else driver_error(ending, ctx.last_raised)
     trace = None if error is None else driver_trace(error, ctx.redact)
     return CheckResult(
@@ -81,4 +84,5 @@ def run_one(
         trace=trace,
         full_trace=None if trace is None or error is None else full_trace(error, ctx.redact),
         owners=list(ending.owners) if isinstance(ending, PreconditionFailed) else [],
+        hang=ending.hang if isinstance(ending, Inconclusive) else None,
     )

@@ -22,12 +22,14 @@ from conformance.checks.outcome import (
     Inconclusive,
     PreconditionFailed,
 )
+from conformance.checks.progress import CheckMeter
 from conformance.checks.returns import wrong_error, wrong_return
 from conformance.checks.seeds import nonce_for, seeded_nonce
 from conformance.constraints import Constraints
 from conformance.driver import detect_profile
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor
+from conformance.report import Hang
 from conformance.time_limit import CallExpired as CallExpired
 from conformance.time_limit import TimeLimitExceeded, run_within
 
@@ -113,6 +115,16 @@ def _repr_head(value: object, width: int) -> str:
     return head + "]"
 
 
+def short_label(label: str) -> str:
+    """The method a call label names, as the bridge names it: `as_documents().put(...)`
+    is `put()`."""
+    named = _METHOD.match(label)
+    return f"{named.group(1)}()" if named else label
+
+
+_METHOD = re.compile(r"(?:\w+\(\)\.)*(\w+)\(")
+
+
 def _is_refusal(error: BaseException) -> bool:
     # The contract's "this input is invalid" of either profile, without importing them.
     return type(error).__name__ in ("InvalidRequest", "Invalid")
@@ -167,6 +179,9 @@ class CheckContext:
         """The run's credentials: kept out of every message this check writes."""
         self.last_raised: BaseException | None = None
         """The last exception a driver call raised (retried ones aside)."""
+        self.progress: CheckMeter | None = None
+        """Shows on the terminal how far a check that runs long has got (set by the
+        runner of a whole check, not for the fuzzer's calls, which it shows itself)."""
 
     # -- driver calls ---------------------------------------------------------------
 
@@ -220,7 +235,8 @@ class CheckContext:
                     grace=self.settings.grace,
                 )
             except TimeLimitExceeded as exc:
-                raise Inconclusive(self.check_id, label, exc.reason) from None
+                hang = Hang(call=exc.call or short_label(label), loop_blocked=exc.loop_blocked)
+                raise Inconclusive(self.check_id, label, exc.reason, hang) from None
             except (ConformanceFailure, Inconclusive, CheckSkipped):
                 raise
             except (Exception, SystemExit, GeneratorExit) as exc:
@@ -261,6 +277,9 @@ class CheckContext:
                 self.last_raised = exc
                 shown = full_label() if full_label is not None else label
                 raise DriverRaised(self.check_id, shown, exc, self.redact) from exc
+            finally:
+                if self.progress is not None:
+                    self.progress.tick(self.calls)
             self._no_edits(label, fn, sent, args, sent_kw, kept_kw)
             if method is not None:
                 wrong = wrong_return(face, method, result)

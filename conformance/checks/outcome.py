@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from conformance.constraints import NOT_APPLICABLE
+from conformance.report import Hang
 
 Outcome = Literal["passed", "failed", "skipped", "inconclusive", "waived"]
 
@@ -73,12 +74,14 @@ def not_applicable(reason: str) -> bool:
 
 
 class Inconclusive(Exception):
-    """The check could not reach a verdict (a call ran past its time limit, say)."""
+    """The check could not reach a verdict (a call ran past its time limit, say: `hang`
+    names it)."""
 
-    def __init__(self, check_id: str, call: str, reason: str) -> None:
+    def __init__(self, check_id: str, call: str, reason: str, hang: Hang | None = None) -> None:
         self.check_id = check_id
         self.call = call
         self.reason = reason
+        self.hang = hang
         super().__init__(f"conformance check `{check_id}` is inconclusive at {call}: {reason}")
 
 
@@ -122,6 +125,8 @@ class CheckResult:
     """For a failed precondition: the checks testing the operation that went wrong."""
     waived_by: str | None = None
     """The check whose waiver covers this outcome, when it is not this check's own."""
+    hang: Hang | None = None
+    """For a check inconclusive because a driver call hung: that call."""
 
     @property
     def ok(self) -> bool:

@@ -15,6 +15,7 @@ from conformance.checks.outcome import (
     ConformanceFailure,
     Inconclusive,
 )
+from conformance.checks.own_thread import is_factory, run_on_own_threads
 from conformance.driver import Profile
 from conformance.interrupts import InterruptWatch
 
@@ -44,13 +45,38 @@ def run_suite(
     markers exactly; without it the run draws a nonce of its own. A check left
     inconclusive by a failed precondition names the check testing that operation that
     failed, if one did (`conformance.checks.blame`).
+
+    `driver` is an instance, whose calls run on this thread, or a factory (its class,
+    say), whose instances the kit builds and calls on threads of its own: then a call
+    the kit cannot interrupt (off the main thread, one blocked in native code) is given
+    up, its check inconclusive, and the checks after it run on a fresh instance
+    (`conformance.checks.own_thread`).
     """
-    target = as_sync(driver)
     wanted = set(only) if only is not None else None
     checks: list[Check] = [c for c in checks_for(profile) if wanted is None or c.id in wanted]
     seed = settings.seed if settings is not None else None
     # Seeded, every context derives its own nonce (None here); else one nonce for the run.
     nonce = None if seed is not None else new_nonce()
+    if is_factory(driver):
+        results = run_on_own_threads(profile, driver, checks, settings, nonce)
+    else:
+        results = _run_here(profile, as_sync(driver), checks, settings, nonce)
+    outcomes = base_outcomes({k: r.outcome for k, r in results.items()})
+    for result in results.values():
+        if result.outcome == "inconclusive" and result.owners:
+            result.reason = f"{result.reason} {blame(result.owners, outcomes)}"
+    return results
+
+
+def _run_here(
+    profile: Profile,
+    target: Any,
+    checks: list[Check],
+    settings: RunSettings | None,
+    nonce: str | None,
+) -> dict[str, CheckResult]:
+    """The checks against one instance, on this thread."""
+    seed = settings.seed if settings is not None else None
     retains = True
     if any(c.storage for c in checks):
         probe_nonce = new_nonce(seed, f"{profile}/probe") if seed is not None else nonce
@@ -74,22 +100,20 @@ def run_suite(
                 results[chk.id] = run_one(chk, target, settings, nonce)
     finally:
         watch.stop()
-    outcomes = base_outcomes({k: r.outcome for k, r in results.items()})
-    for result in results.values():
-        if result.outcome == "inconclusive" and result.owners:
-            result.reason = f"{result.reason} {blame(result.owners, outcomes)}"
     return results
 
 
 def run_engine_suite(
     engine: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
 ) -> dict[str, CheckResult]:
-    """Run the engine suite against a sync or async `MemoryEngine`."""
+    """Run the engine suite against a sync or async `MemoryEngine` (or a factory of them,
+    see `run_suite`)."""
     return run_suite("engine", engine, settings, only)
 
 
 def run_provider_suite(
     provider: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
 ) -> dict[str, CheckResult]:
-    """Run the provider suite against a sync or async `MemoryProvider`."""
+    """Run the provider suite against a sync or async `MemoryProvider` (or a factory of
+    them, see `run_suite`)."""
     return run_suite("provider", provider, settings, only)

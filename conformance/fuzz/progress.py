@@ -1,46 +1,20 @@
 """Progress of a fuzz run while it runs: programs done of the total, steps per second,
-elapsed time, throttled for a terminal.
-
-A run reports to the listener installed with `listening` (the pytest plugin installs one
-that writes to the terminal); with none installed, reporting costs one lookup. Progress
-is a terminal matter: it never enters a report.
+elapsed time, throttled for a terminal (through `conformance.progress`: it never enters
+a report).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Literal
 
 from conformance import clock
+from conformance.progress import INTERVAL, Listener, installed, listening
 
-__all__ = ["FuzzProgress", "Listener", "ProgressMeter", "listening"]
+__all__ = ["INTERVAL", "FuzzProgress", "Listener", "ProgressMeter", "listening"]
 
 Phase = Literal["search", "scale", "shrink"]
-
-Listener = Callable[["FuzzProgress"], None]
-"""Receives each progress event that passes the throttle."""
-
-INTERVAL: Final = 1.0
-"""Fewest seconds between two progress events of one phase (its first and last always
-pass): more often than this a terminal only flickers."""
-
-_listener: contextvars.ContextVar[tuple[Listener, float] | None] = contextvars.ContextVar(
-    "tinymemory_fuzz_progress", default=None
-)
-
-
-@contextlib.contextmanager
-def listening(listener: Listener | None, interval: float = INTERVAL) -> Iterator[None]:
-    """Send the progress of fuzz runs started inside the block to `listener`, at most
-    once per `interval` seconds a phase (never more often than once a second)."""
-    token = _listener.set(None if listener is None else (listener, max(interval, INTERVAL)))
-    try:
-        yield
-    finally:
-        _listener.reset(token)
 
 
 @dataclass(frozen=True)
@@ -92,9 +66,9 @@ class ProgressMeter:
         self.target_id = target_id
         self.phase: Phase = phase
         self.total = total
-        installed = _listener.get()
-        self.listener: Listener | None = None if installed is None else installed[0]
-        self.interval = INTERVAL if installed is None else installed[1]
+        listener = installed()
+        self.listener: Listener | None = None if listener is None else listener[0]
+        self.interval = INTERVAL if listener is None else listener[1]
         self.now = now
         self.started = now()
         self.last: float | None = None

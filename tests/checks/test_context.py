@@ -374,11 +374,17 @@ def test_a_blocked_event_loop_ends_later_calls_at_once() -> None:
     driver.seconds = 1.0
     ctx = CheckContext("provider.list_filters_narrow", RunSettings(timeout=0.2))
     bound = ctx.bind(driver)
-    with pytest.raises(Inconclusive, match=r"namespaces\(\).*0\.2 s limit"):
+    with pytest.raises(
+        Inconclusive,
+        match=r"namespaces\(\).*0\.2 s limit; the driver's event loop did not come back",
+    ):
         bound.namespaces()
     started = time.monotonic()
-    with pytest.raises(Inconclusive, match=r"event loop has not run since namespaces\(\)"):
+    with pytest.raises(
+        Inconclusive, match=r"event loop is still blocked by namespaces\(\)"
+    ) as later:
         bound.health()
+    assert later.value.hang is not None and later.value.hang.call == "namespaces()"
     assert time.monotonic() - started < 0.5
     time.sleep(1.0)  # the loop runs again: calls go through
     assert bound.health().is_usable()

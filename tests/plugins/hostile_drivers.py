@@ -4,6 +4,7 @@ work only on the thread that made them. Each is otherwise the reference driver."
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import signal
 import sqlite3
@@ -81,6 +82,61 @@ class BlocksItsLoop(AsyncOver):
     async def namespaces(self) -> builtins.list[NamespaceSummary]:
         time.sleep(self.seconds)
         return self.inner.namespaces()
+
+
+class StoreSleeps(ReferenceProvider):
+    """`store` blocks in one system call of `seconds` (SIGALRM interrupts it on the main
+    thread; nothing does on another)."""
+
+    seconds = HANG
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        time.sleep(self.seconds)
+
+
+class StoreAwaitsForEver(AsyncOver):
+    """An async provider whose `store` awaits for ever: the loop stays free, the call never
+    ends."""
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceProvider())
+
+    async def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        await asyncio.sleep(HANG)
+
+
+class StoreBlocksItsLoop(StoreAwaitsForEver):
+    """An async provider whose `store` blocks the event loop's thread for `seconds` (a
+    synchronous sleep in a coroutine): no async call can start meanwhile."""
+
+    seconds = HANG
+
+    async def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        time.sleep(self.seconds)
 
 
 class LeaksItsKey(ReferenceProvider):
@@ -184,6 +240,31 @@ class ThreadBound:
             return attr(*args, **kwargs)
 
         return call
+
+
+class SlowCalls:
+    """A provider taking `seconds` over every call, as a remote store far away does."""
+
+    seconds = 0.5
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self.seconds)
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def slow_provider() -> Driver:
+    """The reference provider behind `SlowCalls`."""
+    return Driver(name="slow", provider=lambda: SlowCalls(ReferenceProvider()))
 
 
 def thread_bound(make: Callable[[], Any]) -> ThreadBound:

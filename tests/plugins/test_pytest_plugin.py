@@ -179,7 +179,11 @@ def test_a_call_past_the_timeout_is_inconclusive_and_the_run_goes_on(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # The terminal names each inconclusive check, not only a count.
     result.stdout.fnmatch_lines(
-        ["*: inconclusive (*", "  inconclusive provider.list_filters_narrow: *namespaces()*"]
+        [
+            "*: inconclusive, the driver hangs (*",
+            "  the driver hangs: namespaces() ran past the time limit in * checks, *",
+            "  inconclusive provider.list_filters_narrow: *namespaces()*",
+        ]
     )
 
 
@@ -277,6 +281,7 @@ def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
         "precondition",
         "waived_by",
         "replay",
+        "hang",
     }
     assert {"seed", "repeat", "errors"} <= set(data)
 

@@ -1,4 +1,5 @@
-"""Showing a fuzz target's progress on the terminal while it runs (never in a report).
+"""Showing how far a fuzz target or a long check has got on the terminal while it runs
+(never in a report).
 
 On a terminal the line is rewritten in place about once a second; in a log (no
 terminal) a line is added every ten seconds, so a CI log shows the run is alive without
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.fuzz.progress import INTERVAL, FuzzProgress, listening
+from conformance.progress import INTERVAL, Progress, listening
 
 __all__ = ["LOG_INTERVAL", "showing_progress"]
 
@@ -30,7 +31,7 @@ class _TerminalProgress:
         self.pending = False
         """A line rewritten in place awaits its newline."""
 
-    def __call__(self, progress: FuzzProgress) -> None:
+    def __call__(self, progress: Progress) -> None:
         disabled = (
             self.capture.global_and_fixture_disabled()
             if self.capture is not None
@@ -59,7 +60,8 @@ class _TerminalProgress:
 
 @contextlib.contextmanager
 def showing_progress(config: pytest.Config) -> Iterator[None]:
-    """Show the progress of the fuzz runs inside the block on the terminal, unless `-q`."""
+    """Show the progress of the fuzz runs and long checks inside the block on the
+    terminal, unless `-q`."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     worker = hasattr(config, "workerinput")
     if reporter is None or worker or config.get_verbosity() < 0:
