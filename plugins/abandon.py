@@ -25,10 +25,11 @@ import pytest
 from _pytest.runner import call_and_report
 
 from conformance import clock
+from conformance.checks.context import short_label
 from conformance.checks.outcome import Inconclusive
 from conformance.driver import DriverError
 from conformance.interrupts import InterruptWatch
-from conformance.report import CheckEntry
+from conformance.report import CheckEntry, Hang
 from conformance.time_limit import ABANDONED_EXIT, HungCall
 from plugins.secrecy import RedactingStream
 
@@ -290,6 +291,7 @@ class Abandonment:
             calls=1,
             clause=chk.clause if chk else target.clause if target else "",
             optional=bool(chk and chk.needs),
+            hang=Hang(call=short_label(hung.label)),
         )
 
 

@@ -58,6 +58,8 @@ def test_a_call_the_driver_will_not_let_go_is_left_behind_and_the_run_goes_on(
     assert set(got) == {"provider.health", hangs, after}
     assert got[hangs].outcome == "inconclusive"
     assert "at namespaces()" in got[hangs].reason
+    hang = got[hangs].hang
+    assert hang is not None and hang.call == "namespaces()"
     assert "left the call behind and ran the checks after it on a fresh instance" in (
         got[hangs].reason
     )
@@ -72,8 +74,8 @@ def test_a_call_the_driver_will_not_let_go_is_left_behind_and_the_run_goes_on(
     assert hangs in junit and "INCONCLUSIVE" in junit and after in junit
     result.stdout.fnmatch_lines(
         [
-            "*tinymemory conformance of*: inconclusive (2 passed, 0 failed, 0 skipped, 0 "
-            "waived, 1 inconclusive, 0 not run;*",
+            "*tinymemory conformance of*: inconclusive, the driver hangs (2 passed, 0 failed, "
+            "0 skipped, 0 waived, 1 inconclusive, 0 not run;*",
             f"*the driver was built again after {hangs}: namespaces() ran past*",
         ]
     )

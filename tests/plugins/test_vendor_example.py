@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -10,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import venv
 from pathlib import Path
 
@@ -27,6 +25,22 @@ def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def copy_of_checkout(kit: Path) -> Path:
+    """The checkout's files (tracked, and new ones not ignored) copied to `kit`."""
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (kit / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, kit / name)
+    return kit
+
+
 @pytest.fixture(scope="module")
 def vendor_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtual environment holding the kit and the vendor's driver, each from a wheel.
@@ -37,23 +51,23 @@ def vendor_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     base = tmp_path_factory.mktemp("vendor")
     wheels = base / "wheels"
-    # setuptools builds in the source tree (build/, *.egg-info): two xdist workers building
-    # at once would trip over each other, so the build is serialised across processes.
-    with Path(tempfile.gettempdir(), "tinymemory-wheel-build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = run(
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "-w",
-            wheels,
-            ROOT,
-            EXAMPLE,
-            cwd=base,
-        )
+    # setuptools builds in the source tree (build/, *.egg-info): built in the checkout, an
+    # egg-info there would make every later pytest run of this session take the kit's
+    # modules for a plugin's, to rewrite again at each in-process run.
+    kit = copy_of_checkout(base / "kit")
+    built = run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--quiet",
+        "--no-deps",
+        "-w",
+        wheels,
+        kit,
+        kit / EXAMPLE.relative_to(ROOT),
+        cwd=base,
+    )
     assert built.returncode == 0, built.stderr
     env = base / "env"
     venv.create(env, with_pip=True)
@@ -131,18 +145,7 @@ def workflow_install(path: Path) -> str:
 def test_the_readmes_install_commands_work_as_written(tmp_path: Path) -> None:
     """A fresh virtual environment, the commands exactly as the vendor README and the
     workflow write them, packages from the configured index: each reaches a verdict."""
-    files = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\0")
-    kit = tmp_path / "kit"
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (kit / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, kit / name)
+    kit = copy_of_checkout(tmp_path / "kit")
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=True)
     shell_env = {**os.environ, "PATH": f"{env_dir / 'bin'}:{os.environ['PATH']}"}
