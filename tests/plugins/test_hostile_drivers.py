@@ -85,11 +85,22 @@ def test_a_call_the_driver_will_not_let_go_is_left_behind_and_the_run_goes_on(
 def test_under_xdist_the_controller_reports_the_abandoned_checks(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result, report = run_hostile(pytester, monkeypatch, "SwallowsTheAlarm", "provider", "-n", "2")
+    # Two checks that list namespaces, three that do not (one skipped): each worker
+    # restart costs seconds, so a few checks tell what the whole suite would.
+    picked = [
+        "provider.health",
+        "provider.list_filters_narrow",
+        "provider.accepts_valid_input",
+        "provider.document_ids",
+        "provider.no_credential_in_errors",
+    ]
+    result, report = run_hostile(
+        pytester, monkeypatch, "SwallowsTheAlarm", "provider", "-n", "2", "-k", " or ".join(picked)
+    )
     got = {c.id: c for c in report.checks}
     # Every check reached the report; each that lists namespaces hung its worker, and the
     # controller went on in a fresh one.
-    assert set(got) == {c.id for c in checks_for("provider")}
+    assert set(got) == set(picked)
     hung = [c for c in report.checks if c.outcome == "inconclusive"]
     assert len(hung) >= 2
     for entry in hung:
