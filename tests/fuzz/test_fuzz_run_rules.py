@@ -20,14 +20,16 @@ FAST_RETRIES = RunSettings(timeout=5.0, retries=3, backoff=0.0)
 
 
 def test_a_hang_under_the_time_limit_is_inconclusive_not_failed() -> None:
-    limited = RunSettings(timeout=0.5, retries=0)
+    # 2 s, not less: on a loaded CI machine a garbage collection inside a quick call has
+    # taken past 0.5 s, and the hang was then blamed on that call.
+    limited = RunSettings(timeout=2.0, retries=0)
     with pytest.raises(FuzzInconclusive) as raised:
         run_fuzz(
             PROVIDER_TARGET, unusual_drivers.HangsAfterAWhile, seed=3, examples=5, settings=limited
         )
     stop = raised.value
     assert not isinstance(stop, FuzzFailure)
-    assert "ran past the 0.5 s limit" in stop.reason
+    assert "ran past the 2 s limit" in stop.reason
     assert stop.call.startswith("list(")
     assert stop.report.inconclusive is not None and not stop.report.passed
 
