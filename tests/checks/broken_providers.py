@@ -238,9 +238,11 @@ class RecallRefusesLimitZero(ReferenceProvider):
         return super().recall(query, limit, opts, scope)
 
 
-class EmptyKeyGetsAGeneratedKey(ReferenceProvider):
-    """Stores an entry under an empty key as `key or uuid4()`: the store succeeds and
-    nothing is found under `""`."""
+class _StoresRewritten(ReferenceProvider):
+    """The reference, storing each entry's key and content as `held` rewrites them."""
+
+    def held(self, key: str, content: str) -> tuple[str, str]:
+        return key, content
 
     def store(
         self,
@@ -251,44 +253,36 @@ class EmptyKeyGetsAGeneratedKey(ReferenceProvider):
         session_id: str | None,
         taint: MemoryTaint,
     ) -> None:
-        super().store(namespace, key or "generated-0001", content, category, session_id, taint)
+        key, content = self.held(key, content)
+        super().store(namespace, key, content, category, session_id, taint)
 
 
-class KeyAsFileName(ReferenceProvider):
+class EmptyKeyGetsAGeneratedKey(_StoresRewritten):
+    """Stores an entry under an empty key as `key or uuid4()`: the store succeeds and
+    nothing is found under `""`."""
+
+    def held(self, key: str, content: str) -> tuple[str, str]:
+        return key or "generated-0001", content
+
+
+class KeyAsFileName(_StoresRewritten):
     """Keeps each entry in a file named by its key, and declares keys of at most 255
     characters; the file system counts 255 bytes, so a key of 252 Cyrillic characters
     (504 bytes in UTF-8) fails with `File name too long`."""
 
     constraints = Constraints(max_key_length=255, reason="keys name files")
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
+    def held(self, key: str, content: str) -> tuple[str, str]:
         if len(key.encode("utf-8", "surrogatepass")) > 255:
             raise Backend("[Errno 36] File name too long")
-        super().store(namespace, key, content, category, session_id, taint)
+        return key, content
 
 
-class ReplacesLoneSurrogates(ReferenceProvider):
+class ReplacesLoneSurrogates(_StoresRewritten):
     """Encodes content with `errors="replace"`: a lone surrogate is kept as `?`."""
 
-    def store(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        category: MemoryCategory,
-        session_id: str | None,
-        taint: MemoryTaint,
-    ) -> None:
-        kept = content.encode("utf-8", "replace").decode("utf-8")
-        super().store(namespace, key, kept, category, session_id, taint)
+    def held(self, key: str, content: str) -> tuple[str, str]:
+        return key, content.encode("utf-8", "replace").decode("utf-8")
 
 
 class RecallSlicesByLimit(ReferenceProvider):
