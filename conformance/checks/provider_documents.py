@@ -8,7 +8,7 @@ from typing import Any
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
 from conformance.checks.outcome import CheckSkipped, DriverRaised
-from conformance.checks.provider_support import nothing_or_invalid, ns
+from conformance.checks.provider_support import nothing_or_invalid, ns, require_refusal_kind
 from conformance.checks.registry import check
 from conformance.provider import (
     Capability,
@@ -335,11 +335,8 @@ def assert_document_ids(provider: Any, ctx: CheckContext) -> None:
     call = f"put_document({namespace!r}, 'f', document_id=' ')"
     made, error = ctx.attempt(call, docs.put_document, blank)
     if error is not None:
-        ctx.require(
-            isinstance(error, Invalid),
-            call,
-            "Invalid, or an id of the driver's (a blank id names nothing)",
-            f"{type(error).__qualname__}: {error}",
+        require_refusal_kind(
+            ctx, call, error, "Invalid, or an id of the driver's (a blank id names nothing)"
         )
         return
     ctx.require(

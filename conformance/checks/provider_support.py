@@ -311,6 +311,17 @@ def provider_retains_writes(provider: Any, ctx: CheckContext | None = None) -> b
     return True
 
 
+def require_refusal_kind(
+    ctx: CheckContext,
+    call: str,
+    error: BaseException,
+    expected: str,
+    kinds: tuple[type[BaseException], ...] = (Invalid,),
+) -> None:
+    """Fail at `call` unless the driver's `error` is one of `kinds`."""
+    ctx.require(isinstance(error, kinds), call, expected, f"{type(error).__qualname__}: {error}")
+
+
 def nothing_or_invalid(
     ctx: CheckContext,
     call: str,
@@ -325,12 +336,8 @@ def nothing_or_invalid(
         with ctx.answer_or_refusal():
             got = answer()
     except DriverRaised as raised:
-        error = raised.error
-        ctx.require(
-            isinstance(error, refusals),
-            call,
-            "nothing, or Invalid (a negative limit)",
-            f"{type(error).__qualname__}: {error}",
+        require_refusal_kind(
+            ctx, call, raised.error, "nothing, or Invalid (a negative limit)", refusals
         )
         return
     ctx.require(len(got) == 0, call, "nothing, or Invalid (a negative limit)", f"{len(got)} hits")
@@ -357,12 +364,7 @@ def kept_or_refused(
     entry = provider.get(namespace, key)
     got = call_of("get", namespace, key)
     if error is not None:
-        ctx.require(
-            isinstance(error, Invalid),
-            call,
-            f"{what} stored, or refused with Invalid",
-            f"{type(error).__qualname__}: {error}",
-        )
+        require_refusal_kind(ctx, call, error, f"{what} stored, or refused with Invalid")
         ctx.require(entry is None, got, "None (the store was refused)", entry)
         return False
     ctx.require(entry is not None, got, f"the entry stored ({what})", "None")

@@ -80,11 +80,6 @@ PROVIDER_TARGET: Final = "fuzz.provider.differential"
 MAX_PAGES: Final = 10_000
 """Export pages after which an export that still hands out cursors is judged never to end."""
 
-SHRINK = "<shrink>"
-"""The key of a write between export pages that forgets every row not yet exported."""
-SHRINK_PAST = "<shrink-past>"
-"""As `SHRINK`, and one row already exported too: the store ends before the cursor."""
-
 FINAL_EXPORT_PAGES: Final = 3
 """Pages of the export every program ends with."""
 
@@ -874,13 +869,19 @@ class ProviderDifferential(DocumentsDifferential):
 
     @operation
     def export_during_writes(
-        self, page: int, writes: builtins.list[tuple[str, str, str | None]]
+        self,
+        page: int,
+        writes: builtins.list[tuple[str, str, str | None]],
+        emptied: bool | None = None,
     ) -> None:
         """Export `page` records at a time while entries are stored or forgotten between
         the pages (`(spec, key, content)`; no content forgets): the export ends, and its
         entry records (read by the key their payload pins) miss or repeat the run's rows
         only as the writes allow (`conformance.readings.PagedRead`; an upsert may
-        move a row, so it counts as one leaving and one entering)."""
+        move a row, so it counts as one leaving and one entering). With `emptied`, the
+        writes wait: after the first page every row not yet exported is forgotten (and,
+        when `emptied` is true, the first exported too), so an offset cursor lies
+        exactly at the end of the store, or past it."""
         rows = {
             f"{row.namespace}|{row.key}"
             for row in self.oracle.list(None, None, None)
@@ -906,8 +907,9 @@ class ProviderDifferential(DocumentsDifferential):
             )
             seen.add(got.next_cursor)
             cursor = got.next_cursor
-            if pending and pending[0][1] in (SHRINK, SHRINK_PAST):
-                self._shrink_to(read, records, past=pending.pop(0)[1] == SHRINK_PAST)
+            if emptied is not None:
+                self._shrink_to(read, records, past=emptied)
+                emptied = None
             elif pending:
                 self._export_write(read, *pending.pop(0))
         else:
@@ -929,8 +931,7 @@ class ProviderDifferential(DocumentsDifferential):
             wrong,
         )
         for write in pending:
-            if write[1] not in (SHRINK, SHRINK_PAST):
-                self._export_write(None, *write)
+            self._export_write(None, *write)
 
     def _shrink_to(self, read: PagedRead, records: Sequence[ExportRecord], *, past: bool) -> None:
         """Forget every row of the run the export has not answered yet (`past`: and the
@@ -947,7 +948,8 @@ class ProviderDifferential(DocumentsDifferential):
                 continue
             call = f"forget({row.namespace!r}, {row.key!r}) between export pages (shrinking)"
             got = self.call(call, self.driver.forget, row.namespace, row.key)
-            self.require(got is self.oracle.forget(row.namespace, row.key), call, "True", show(got))
+            want = self.oracle.forget(row.namespace, row.key)
+            self.require(got is want, call, repr(want), show(got))
             if row.namespace != GLOBAL_NAMESPACE:
                 read.left.add(f"{row.namespace}|{row.key}")
 

@@ -27,7 +27,7 @@ from hypothesis.stateful import (
 from conformance.fuzz import pools
 from conformance.fuzz.config import ProviderFuzzConfig, near_miss_keys, near_miss_namespaces
 from conformance.fuzz.document_differential import DELETE_WAYS
-from conformance.fuzz.provider_differential import SHRINK, SHRINK_PAST, ProviderDifferential
+from conformance.fuzz.provider_differential import ProviderDifferential
 from conformance.fuzz.queries import (
     QUERY_WAYS,
     SCORE_WAYS,
@@ -340,11 +340,11 @@ def provider_state_machine(config: ProviderFuzzConfig | None = None) -> type[Pro
                         (spec, held[pick % len(held)] if held else "w0", None),
                         (spec, held[(pick // 7) % len(held)] if held else "w1", free),
                     ]
-                    if pick % 4 == 3:
-                        # The store shrinks to exactly what the first page answered.
-                        writes = [(spec, SHRINK_PAST if pick % 8 == 7 else SHRINK, None)]
+                    # One in four: the store shrinks to what the first page answered
+                    # (one in eight: past it), the writes after the export.
+                    emptied = pick % 8 == 7 if pick % 4 == 3 else None
                     bounded = max(1, math.ceil(self.d.row_count() / cfg.max_pages))
-                    self.d.export_during_writes(min(page, bounded), writes[: 1 + pick % 3])
+                    self.d.export_during_writes(min(page, bounded), writes[: 1 + pick % 3], emptied)
             elif case == "import":
                 # Records the kit writes, two in three batches holding unwritable ones.
                 if spec != GLOBAL_NAMESPACE:
