@@ -108,6 +108,10 @@ class Driver:
     """Names of options that are credentials though their names do not say so (a
     `region_token` is recognised anyway; an `endpoint` carrying a key is not): their
     values are kept out of every output like those of `api_key` or `password`."""
+    thread_safe: bool = True
+    """Whether the driver's objects may be called from several threads at once (async
+    ones: several calls awaited at once on one loop). `False`: under
+    `--conformance-concurrency` the checks run one at a time, and the report says so."""
 
     def __repr__(self) -> str:
         # The options are shown with credentials redacted: a traceback that prints the
