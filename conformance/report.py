@@ -110,6 +110,9 @@ class CheckEntry(BaseModel):
     for a failed or inconclusive check."""
     hang: Hang | None = None
     """Set when the check is inconclusive because a driver call hung."""
+    concurrency_only: bool = False
+    """The check failed beside other checks run at once, and passed when run again alone:
+    the driver shares state between calls unsafely (`--conformance-concurrency`)."""
 
     def shown_outcome(self) -> str:
         """The outcome with its repeat count when it ran more than once."""
@@ -216,6 +219,17 @@ class Summary(BaseModel):
     verdict: Verdict = "pass"
 
 
+class Concurrency(BaseModel):
+    """How many checks a run asked to run at once, and how many it ran."""
+
+    asked: int
+    """`--conformance-concurrency`."""
+    used: int
+    """At most this many ran at once in each process (1: one at a time)."""
+    serial_because: str | None = None
+    """Why the checks ran one at a time though more were asked for."""
+
+
 class Report(BaseModel):
     """A whole conformance run (schema `tinymemory-conformance/report`, version 2)."""
 
@@ -227,6 +241,8 @@ class Report(BaseModel):
     """The run seed: `--conformance-seed SEED` replays the run."""
     repeat: int = 1
     """How many times each check ran (`--conformance-repeat`)."""
+    concurrency: Concurrency | None = None
+    """How many checks ran at once, when more than one was asked for."""
     driver: DriverInfo
     errors: list[RunError] = Field(default_factory=list)
     """Why the run has no full verdict; any makes the verdict `error`."""

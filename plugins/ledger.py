@@ -24,6 +24,7 @@ from conformance.engine.requests import FetchMode
 from conformance.fuzz.runner import FUZZ_TARGETS
 from conformance.report import (
     CheckEntry,
+    Concurrency,
     DriverInfo,
     OutcomeName,
     ProfileInfo,
@@ -216,6 +217,7 @@ class Ledger:
             created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             seed=self.seed,
             repeat=self.settings.repeat,
+            concurrency=self._concurrency(),
             driver=DriverInfo(
                 name=self.driver.name,
                 distribution=self.driver.distribution,
@@ -233,6 +235,17 @@ class Ledger:
             checks=ordered,
             summary=summarise(ordered, errors),
         )
+
+    def _concurrency(self) -> Concurrency | None:
+        """How many checks ran at once: the widest any process ran, or why all ran one at
+        a time."""
+        if self.settings.concurrency <= 1:
+            return None
+        told = [Concurrency.model_validate(f.concurrency) for f in self.facts if f.concurrency]
+        if not told:
+            return Concurrency(asked=self.settings.concurrency, used=1)
+        widest = max(told, key=lambda c: c.used)
+        return widest.model_copy(update={"asked": self.settings.concurrency})
 
     def _unfinished(self) -> RunError:
         if not self.selected:

@@ -17,6 +17,7 @@ from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import (
     CheckEntry,
+    Concurrency,
     OutcomeName,
     Report,
     hung_calls,
@@ -28,6 +29,7 @@ from conformance.report import (
 )
 from conformance.time_limit import HungCall, set_abandon_handler
 from plugins.abandon import Abandonment, report_entry
+from plugins.concurrent_items import ItemPool, concurrency_of
 from plugins.driver_output import OutputLog, log_path, trimmed
 from plugins.failure_repr import failure_repr
 from plugins.ledger import Ledger
@@ -39,6 +41,8 @@ from plugins.terminal_progress import showing_progress
 from plugins.xdist_support import FACTS_KEY, Role, item_id_of
 
 PROPERTY = "tinymemory"
+POOL = pytest.StashKey[ItemPool]()
+"""The pool running this process's checks several at once, when one is asked for."""
 SUITE = "tinymemory"
 """The name of the node holding the checks: `-k` matches it, so it never holds the
 driver's name (a driver called `replay-store` must not select every check on `-k replay`)."""
@@ -110,8 +114,12 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
+        pool = self.config.stash.get(POOL, None)
         with showing_progress(self.config):
-            entry, replay = run.run_check(self.check, self.fetch_mode)
+            if pool is not None:
+                entry, replay = pool.result(self)
+            else:
+                entry, replay = run.run_check(self.check, self.fetch_mode)
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{entry.id} ({self.check.clause})"
@@ -139,8 +147,12 @@ class FuzzItem(pytest.Item):
 
     def runtest(self) -> None:
         run = kit_run(self.config)
+        pool = self.config.stash.get(POOL, None)
         with showing_progress(self.config):
-            entry, replay = run.run_fuzz_target(self.target)
+            if pool is not None:
+                entry, replay = pool.result(self)
+            else:
+                entry, replay = run.run_fuzz_target(self.target)
         _record(self, entry)
         if entry.outcome == "failed":
             header = f"{self.target.id} ({self.target.clause})"
@@ -248,6 +260,14 @@ class RunHooks:
         self.abandonment.session = session
         # Capture is off at this point: the guard keeps a copy of the terminal itself.
         self.abandonment.terminal = guard_terminal(self.config, self.run.redactor)
+        concurrency = concurrency_of(self.run)
+        if self.role == "controller" or concurrency is None:
+            return
+        if concurrency.used > 1:
+            ledger = self.ledger if self.role == "main" else None
+            self.config.stash[POOL] = ItemPool(self.run, session, ledger)
+        else:
+            self.run.facts.concurrency = concurrency.model_dump(mode="json")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -369,6 +389,9 @@ class RunHooks:
         # First, so JUnit XML sees it: the driver is shut down before the verdict is
         # reached, as a shutdown that hangs is part of it. An xdist worker reports that
         # to the controller like a check.
+        pool = self.config.stash.get(POOL, None)
+        if pool is not None:
+            self.run.facts.concurrency = pool.close().model_dump(mode="json")
         for entry in self.run.close():
             report_entry(self.config, self.run, entry)
         if self.role == "worker":
@@ -430,6 +453,14 @@ def abandoned_line(hung: HungCall) -> str:
     )
 
 
+def concurrency_line(concurrency: Concurrency) -> str:
+    """How many checks ran at once, as the summary says it."""
+    if concurrency.used > 1:
+        return f"checks ran up to {concurrency.used} at once (--conformance-concurrency)"
+    why = concurrency.serial_because or "no process ran more than one at once"
+    return f"checks ran one at a time, though {concurrency.asked} at once were asked for: {why}"
+
+
 def summary_lines(report: Report, path: Path | None) -> list[str]:
     """What the terminal summary shows: the verdict and what kept the run from a full one,
     levels, inconclusive and flaky checks by name, the seed."""
@@ -443,6 +474,8 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
         f"seed {report.seed})"
     ]
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
+    if report.concurrency is not None:
+        lines.append(f"  {concurrency_line(report.concurrency)}")
     rebuilt = report.driver.rebuilt
     if len(rebuilt) == 1:
         lines.append(f"  the driver was {rebuilt[0]}")

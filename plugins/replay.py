@@ -8,10 +8,13 @@ from conformance.report import redact_options
 from plugins.settings import KitSettings
 
 
-def replay_command(settings: KitSettings, item_id: str, seed: int, *, fuzz: bool = False) -> str:
+def replay_command(
+    settings: KitSettings, item_id: str, seed: int, *, fuzz: bool = False, beside: bool = False
+) -> str:
     """`pytest --driver=acme --conformance-seed 123 -k 'engine.get'`: the item alone,
     with the seed that made its nonces (the options as given, `{worker}` included, and
-    credential values shown redacted)."""
+    credential values shown redacted). `beside`: the whole run instead, with as many
+    checks at once as it had (a failure that shows only beside other checks)."""
     words = ["pytest", f"--driver={settings.driver}"]
     for key, value in redact_options(settings.driver_options).items():
         words += ["--driver-option", f"{key}={value}"]
@@ -26,7 +29,10 @@ def replay_command(settings: KitSettings, item_id: str, seed: int, *, fuzz: bool
             words += ["--fuzz-examples", str(settings.fuzz_examples)]
         if settings.fuzz_seed is not None:
             words += ["--fuzz-seed", str(settings.fuzz_seed)]
-    words += ["-k", item_id]
+    if beside:
+        words += ["--conformance-concurrency", str(settings.concurrency)]
+    else:
+        words += ["-k", item_id]
     return " ".join(shlex.quote(word) for word in words)
 
 

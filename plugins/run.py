@@ -8,13 +8,16 @@ the xdist controller never opens a store a worker needs.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance import clock
 from conformance.bridge import as_sync
+from conformance.checks.beside_others import ALONE_KEY, needs_alone_run, settle
 from conformance.checks.catalogue import Check, all_checks, run_one
+from conformance.checks.concurrent import Seat
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
 from conformance.checks.outcome import (
     RETAINS_NOTHING,
@@ -64,6 +67,8 @@ class ProcessFacts:
     collection_errors: list[str] = field(default_factory=list)
     fetch_modes: list[str] | None = None
     capabilities: list[str] | None = None
+    concurrency: dict[str, Any] | None = None
+    """How many checks ran at once here (`Concurrency`, as JSON), when more were asked."""
 
     def to_wire(self) -> dict[str, Any]:
         """A plain dict, as xdist carries it between processes."""
@@ -95,6 +100,7 @@ class KitRun:
     """By item id: the whole traceback (kit frames too) of the driver's exception an
     outcome of this process came from, for `--full-trace`."""
     _retains: dict[str, bool] = field(default_factory=dict)
+    _probing: threading.Lock = field(default_factory=threading.Lock)
     _facts_read: bool = False
     _closed: bool = False
     _release: Callable[[], None] | None = None
@@ -288,7 +294,12 @@ class KitRun:
     # -- running ---------------------------------------------------------------------------
 
     def retains(self, profile: Profile) -> bool:
-        """The retention probe's answer for `profile`, asked once per process."""
+        """The retention probe's answer for `profile`, asked once per process (checks
+        running at once wait for the one asking)."""
+        with self._probing:
+            return self._retention(profile)
+
+    def _retention(self, profile: Profile) -> bool:
         if profile not in self._retains:
             ctx = CheckContext(
                 f"{profile}.retention_probe", self.run_settings(), self._process_nonce()
@@ -329,12 +340,22 @@ class KitRun:
                     f"{type(exc).__qualname__}: {self.redactor.text(str(exc))}",
                 )
 
-    def run_check(self, chk: Check, fetch_mode: str | None = None) -> tuple[CheckEntry, str]:
+    def run_check(
+        self, chk: Check, fetch_mode: str | None = None, seat: Seat | None = None
+    ) -> tuple[CheckEntry, str]:
         """Run one check (`--conformance-repeat` times) and apply its waiver; its report
-        entry and the command that replays its (first) failure."""
+        entry and the command that replays its (first) failure. With `seat`, the check
+        ran beside others (`--conformance-concurrency`): one that does not pass is run
+        again alone, and fails saying so when it passes there."""
         seeds = repeat_seeds(self.seed, self.settings.repeat)
         results = [self._run_once(chk, fetch_mode, s) for s in seeds]
         result, repeats = combine(results, seeds)
+        if seat is not None and needs_alone_run(result):
+            again = derive_seed(seeds[0], ALONE_KEY)
+            with seat.alone():
+                alone = self._run_once(chk, fetch_mode, again)
+            serial = self.replay(result.id, seeds[0])
+            result = settle(result, alone, self.settings.concurrency, serial)
         # The reason is redacted where the driver's words enter it, never as a whole:
         # the kit's own words (`recall(blank)`) stay as they are.
         result = self._waive(chk.id, result)
@@ -355,11 +376,15 @@ class KitRun:
             precondition=Precondition(owners=result.owners) if result.owners else None,
             waived_by=result.waived_by,
             hang=result.hang,
+            concurrency_only=result.concurrency_only,
         )
         if result.full_trace is not None:
             self.full_traces[result.id] = result.full_trace
         replay_seed = repeats.failed_seeds[0] if repeats and repeats.failed_seeds else self.seed
         replay = self.replay(result.id, replay_seed)
+        if result.concurrency_only:
+            # Alone it passes: what shows the failure is the run beside the others.
+            replay = replay_command(self.settings, result.id, replay_seed, beside=True)
         if entry.outcome in ("failed", "inconclusive"):
             entry.replay = replay
         return entry, replay

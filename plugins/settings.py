@@ -58,6 +58,8 @@ class KitSettings:
     """The run seed asked for (`--conformance-seed`); None draws one."""
     repeat: int = 1
     """How many times each check runs (`--conformance-repeat`)."""
+    concurrency: int = 1
+    """How many checks run at once against the driver (`--conformance-concurrency`)."""
     isolation: str = "none"
     """`process`: a Python driver runs in a child process the kit supervises
     (`--driver-isolation`)."""
@@ -257,6 +259,14 @@ SETTINGS: tuple[Setting, ...] = (
         "conformance-repeat",
         "run each selected check N times, each with its own seed derived from the run "
         "seed; the report says 'failed k of N' (default 1)",
+        _at_least(1),
+        metavar="N",
+    ),
+    Setting(
+        "conformance-concurrency",
+        "run up to N checks at once against the one driver instance (threads; async "
+        "drivers: tasks on one loop), for a store behind a network; a driver that is not "
+        "thread-safe runs one check at a time (default 1)",
         _at_least(1),
         metavar="N",
     ),
@@ -490,6 +500,7 @@ def merge(file: FileTable, cli: Mapping[str, Any]) -> KitSettings:
         fuzz_repro_dir=path("fuzz-repro-dir"),
         seed=pick("conformance-seed"),
         repeat=pick("conformance-repeat") or 1,
+        concurrency=pick("conformance-concurrency") or 1,
         isolation=pick("driver-isolation") or "none",
         driver_from_cli=bool(cli.get("driver")),
     )

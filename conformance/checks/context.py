@@ -25,6 +25,7 @@ from conformance.checks.outcome import (
 from conformance.checks.progress import CheckMeter
 from conformance.checks.returns import wrong_error, wrong_return
 from conformance.checks.seeds import nonce_for, seeded_nonce
+from conformance.checks.still import in_turn
 from conformance.constraints import Constraints
 from conformance.driver import detect_profile
 from conformance.interrupts import from_user
@@ -225,15 +226,16 @@ class CheckContext:
             sent = [private_copy(a) for a in args]
             sent_kw = {k: private_copy(v) for k, v in kept_kw.items()}
             try:
-                result = run_within(
-                    self.settings.timeout,
-                    fn,
-                    sent,
-                    sent_kw,
-                    label=label,
-                    check_id=self.check_id,
-                    grace=self.settings.grace,
-                )
+                with in_turn(method):
+                    result = run_within(
+                        self.settings.timeout,
+                        fn,
+                        sent,
+                        sent_kw,
+                        label=label,
+                        check_id=self.check_id,
+                        grace=self.settings.grace,
+                    )
             except TimeLimitExceeded as exc:
                 hang = Hang(call=exc.call or short_label(label), loop_blocked=exc.loop_blocked)
                 raise Inconclusive(self.check_id, label, exc.reason, hang) from None

@@ -127,6 +127,8 @@ class CheckResult:
     """The check whose waiver covers this outcome, when it is not this check's own."""
     hang: Hang | None = None
     """For a check inconclusive because a driver call hung: that call."""
+    concurrency_only: bool = False
+    """The check failed beside other checks running at once, and passed run alone."""
 
     @property
     def ok(self) -> bool:

@@ -27,6 +27,7 @@ from conformance.checks.provider_support import (
     where,
 )
 from conformance.checks.registry import check
+from conformance.checks.still import still_store
 from conformance.provider import ENTRY_KIND, ExportRecord, Invalid, MemoryCategory, MemoryTaint
 from conformance.readings import PagedRead, between_pages_victim
 
@@ -56,11 +57,17 @@ def record_ref(ctx: CheckContext, record: Any) -> str:
 
 
 def export_all(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
-    """Every record, paging until `next_cursor` is None.
+    """Every record, paging until `next_cursor` is None, while no other check writes
+    (`still_store`: the export holds every entry of the store).
 
     Fails on a repeated cursor, a record exported twice, or a long run of empty pages
     that never ends: each is an export that does not make progress.
     """
+    with still_store():
+        return _export_pages(provider, ctx, limit)
+
+
+def _export_pages(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
     records: list[Any] = []
     seen_cursors: set[str] = set()
     seen_records: set[tuple[str, str, str | None]] = set()
@@ -455,80 +462,89 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
     Catches an export cursor that starts over after a write, one that loses its place
     when the entry it names is forgotten, and one refused once the store shrank past it.
     """
-    # The shrinking exports come first: on a store holding nothing else, the cursor they
-    # stop at is then the furthest this driver has issued, where an offset kept as "the
-    # furthest issued" is easiest to refuse by mistake.
-    shrinking = ns(ctx, "export/shrinking")
-    kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
-    ctx.defer(
-        "forget the shrinking exports' entries",
-        lambda: [provider.forget(shrinking, row.key) for row in kept],
-    )
-    put_rows(provider, ctx, kept)
-    _export_while_shrinking(provider, ctx, shrinking, [row.key for row in kept])
+    # The writes between pages are this check's own: no other check's may join them.
+    with still_store():
+        # The shrinking exports come first: on a store holding nothing else, the cursor they
+        # stop at is then the furthest this driver has issued, where an offset kept as "the
+        # furthest issued" is easiest to refuse by mistake.
+        shrinking = ns(ctx, "export/shrinking")
+        kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
+        ctx.defer(
+            "forget the shrinking exports' entries",
+            lambda: [provider.forget(shrinking, row.key) for row in kept],
+        )
+        put_rows(provider, ctx, kept)
+        _export_while_shrinking(provider, ctx, shrinking, [row.key for row in kept])
 
-    namespace = ns(ctx, "export/writes")
-    rows = [Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)]
-    ctx.defer(
-        "forget the export's entries",
-        lambda: [
-            provider.forget(namespace, key)
-            for key in [*(r.key for r in rows), *(f"w{n}" for n in range(1, BETWEEN_WRITES + 1))]
-        ],
-    )
-    put_rows(provider, ctx, rows)
-    order = [r.key for r in rows]
-    read = PagedRead(before=set(order), entered=set(), left=set())
-    answered: list[str] = []
-    seen: set[str] = set()
-    cursor: str | None = None
-    written = 0
-    call = "export_page(..., 7) with writes between pages"
-    for page_number in range(1, MAX_PAGES + 1):
-        if cursor is not None and written < BETWEEN_WRITES:
-            written += 1
-            fresh = f"w{written}"
-            provider.store(
-                namespace, fresh, f"written between pages {written}", CORE, None, INTERNAL
+        namespace = ns(ctx, "export/writes")
+        rows = [
+            Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)
+        ]
+        ctx.defer(
+            "forget the export's entries",
+            lambda: [
+                provider.forget(namespace, key)
+                for key in [
+                    *(r.key for r in rows),
+                    *(f"w{n}" for n in range(1, BETWEEN_WRITES + 1)),
+                ]
+            ],
+        )
+        put_rows(provider, ctx, rows)
+        order = [r.key for r in rows]
+        read = PagedRead(before=set(order), entered=set(), left=set())
+        answered: list[str] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        written = 0
+        call = "export_page(..., 7) with writes between pages"
+        for page_number in range(1, MAX_PAGES + 1):
+            if cursor is not None and written < BETWEEN_WRITES:
+                written += 1
+                fresh = f"w{written}"
+                provider.store(
+                    namespace, fresh, f"written between pages {written}", CORE, None, INTERNAL
+                )
+                read.entered.add(fresh)
+                victim = between_pages_victim(order, answered, page_number)
+                order.remove(victim)
+                order.append(fresh)
+                forgotten = provider.forget(namespace, victim)
+                ctx.require(
+                    forgotten is True,
+                    f"forget({namespace!r}, {victim!r}) between pages",
+                    "True",
+                    forgotten,
+                )
+                read.left.add(victim)
+            call = f"export_page({cursor!r}, 7) with writes between pages"
+            page = provider.export_page(cursor, 7)
+            answered += _entry_keys(page.records, namespace)
+            if page.next_cursor is None:
+                break
+            cursor = _fresh_cursor(ctx, call, page.next_cursor, seen)
+        else:
+            raise Inconclusive(
+                ctx.check_id, call, f"the export did not end within {MAX_PAGES} pages"
             )
-            read.entered.add(fresh)
-            victim = between_pages_victim(order, answered, page_number)
-            order.remove(victim)
-            order.append(fresh)
-            forgotten = provider.forget(namespace, victim)
-            ctx.require(
-                forgotten is True,
-                f"forget({namespace!r}, {victim!r}) between pages",
-                "True",
-                forgotten,
-            )
-            read.left.add(victim)
-        call = f"export_page({cursor!r}, 7) with writes between pages"
-        page = provider.export_page(cursor, 7)
-        answered += _entry_keys(page.records, namespace)
-        if page.next_cursor is None:
-            break
-        cursor = _fresh_cursor(ctx, call, page.next_cursor, seen)
-    else:
-        raise Inconclusive(ctx.check_id, call, f"the export did not end within {MAX_PAGES} pages")
-    wrong = read.judge(answered)
-    ctx.require(
-        wrong is None,
-        "export_page(..., 7) with writes between pages, every page",
-        "what an export may answer while the store changes (docs/contract/cursors.md)",
-        wrong,
-    )
-    held = sorted(
-        record_ref(ctx, record)
-        for record in export_all(provider, ctx, WIDE_PAGE)
-        if record.kind == ENTRY_KIND and record.namespace == namespace
-    )
-    ctx.require_ids(
-        "export_page(...) after the writes",
-        held,
-        sorted(entry_ref(ctx, namespace, key) for key in order),
-        "exactly the entries held after the writes",
-    )
+        wrong = read.judge(answered)
+        ctx.require(
+            wrong is None,
+            "export_page(..., 7) with writes between pages, every page",
+            "what an export may answer while the store changes (docs/contract/cursors.md)",
+            wrong,
+        )
+        held = sorted(
+            record_ref(ctx, record)
+            for record in export_all(provider, ctx, WIDE_PAGE)
+            if record.kind == ENTRY_KIND and record.namespace == namespace
+        )
+        ctx.require_ids(
+            "export_page(...) after the writes",
+            held,
+            sorted(entry_ref(ctx, namespace, key) for key in order),
+            "exactly the entries held after the writes",
+        )
 
 
 def _entry_keys(records: list[ExportRecord], namespace: str) -> list[str]:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from conformance.bridge import as_sync
+from conformance.checks.beside_others import ALONE_KEY, needs_alone_run, settle
 from conformance.checks.blame import base_outcomes, blame
 from conformance.checks.catalogue import Check, checks_for, run_one
-from conformance.checks.context import CheckContext, RunSettings, new_nonce
+from conformance.checks.concurrent import CheckPool, Job, Seat
+from conformance.checks.context import CheckContext, RunSettings, new_nonce, short_label
 from conformance.checks.outcome import (
     RETAINS_NOTHING,
     CheckResult,
@@ -18,6 +21,8 @@ from conformance.checks.outcome import (
 from conformance.checks.own_thread import is_factory, run_on_own_threads
 from conformance.driver import Profile
 from conformance.interrupts import InterruptWatch
+from conformance.report import Hang
+from conformance.time_limit import HungCall
 
 
 def retention(profile: Profile) -> Callable[[Any, CheckContext | None], bool]:
@@ -36,6 +41,9 @@ def run_suite(
     driver: Any,
     settings: RunSettings | None = None,
     only: Iterable[str] | None = None,
+    concurrency: int = 1,
+    *,
+    warm_up: bool = True,
 ) -> dict[str, CheckResult]:
     """Run every check of `profile` (or those in `only`) against `driver`, in catalogue order.
 
@@ -51,6 +59,13 @@ def run_suite(
     the kit cannot interrupt (off the main thread, one blocked in native code) is given
     up, its check inconclusive, and the checks after it run on a fresh instance
     (`conformance.checks.own_thread`).
+
+    With `concurrency` above 1, up to that many checks run at once against the one
+    instance (`conformance.checks.concurrent`); a check that does not pass beside the
+    others runs again alone, and fails saying so when it passes there
+    (`conformance.checks.beside_others`). With `warm_up`, the first second of checks
+    runs one at a time, and the rest too if the driver kept the CPU busy
+    (`conformance.checks.warmup`).
     """
     wanted = set(only) if only is not None else None
     checks: list[Check] = [c for c in checks_for(profile) if wanted is None or c.id in wanted]
@@ -60,7 +75,8 @@ def run_suite(
     if is_factory(driver):
         results = run_on_own_threads(profile, driver, checks, settings, nonce)
     else:
-        results = _run_here(profile, as_sync(driver), checks, settings, nonce)
+        target = as_sync(driver)
+        results = _run_here(profile, target, checks, settings, nonce, concurrency, warm_up)
     outcomes = base_outcomes({k: r.outcome for k, r in results.items()})
     for result in results.values():
         if result.outcome == "inconclusive" and result.owners:
@@ -74,8 +90,10 @@ def _run_here(
     checks: list[Check],
     settings: RunSettings | None,
     nonce: str | None,
+    concurrency: int = 1,
+    warm_up: bool = True,
 ) -> dict[str, CheckResult]:
-    """The checks against one instance, on this thread."""
+    """The checks against one instance: on this thread, or up to `concurrency` at once."""
     seed = settings.seed if settings is not None else None
     retains = True
     if any(c.storage for c in checks):
@@ -93,27 +111,95 @@ def _run_here(
     watch = InterruptWatch()
     watch.start()
     try:
+        runnable = []
         for chk in checks:
             if chk.storage and not retains:
                 results[chk.id] = CheckResult(id=chk.id, outcome="skipped", reason=RETAINS_NOTHING)
-            else:
+            elif concurrency <= 1:
                 results[chk.id] = run_one(chk, target, settings, nonce)
+            else:
+                runnable.append(chk)
+        if runnable:
+            results.update(run_at_once(runnable, target, settings, nonce, concurrency, warm_up))
     finally:
         watch.stop()
+    return {c.id: results[c.id] for c in checks}
+
+
+LOOKAHEAD = 4
+"""Checks started per seat ahead of the one the runner waits for."""
+
+
+def run_at_once(
+    checks: list[Check],
+    target: Any,
+    settings: RunSettings | None,
+    nonce: str | None,
+    width: int,
+    warm_up: bool = True,
+) -> dict[str, CheckResult]:
+    """`checks` against `target`, up to `width` at once (after a warm-up, with `warm_up`)."""
+    seed = settings.seed if settings is not None else None
+
+    def job(chk: Check) -> Job[CheckResult]:
+        def work(seat: Seat) -> CheckResult:
+            beside = run_one(chk, target, settings, nonce)
+            if not needs_alone_run(beside):
+                return beside
+            again = new_nonce(seed, f"{chk.id}/{ALONE_KEY}") if seed is not None else new_nonce()
+            with seat.alone():
+                alone = run_one(chk, target, settings, again)
+            return settle(beside, alone, width, f"run_suite(..., only=[{chk.id!r}])")
+
+        return Job(chk.id, work, lambda hung: left_behind(chk.id, hung))
+
+    results: dict[str, CheckResult] = {}
+    pending: deque[Job[CheckResult]] = deque()
+    with CheckPool(width, warm_up=warm_up) as pool:
+        for chk in checks:
+            # Started ahead of the one waited for, so a long check holds one seat only.
+            if len(pending) >= LOOKAHEAD * width:
+                done = pending.popleft()
+                results[done.key] = pool.wait(done)
+            pending.append(pool.start(job(chk)))
+        while pending:
+            done = pending.popleft()
+            results[done.key] = pool.wait(done)
     return results
 
 
+def left_behind(check_id: str, hung: HungCall) -> CheckResult:
+    """The result of check `check_id` run beside others, whose call `hung` was given up."""
+    reason = (
+        f"the call ran past the {hung.limit:g} s limit and had not returned {hung.grace:g} s "
+        f"later (it swallows the interrupt, or blocks in native code such as time.sleep): "
+        f"it was given up, its thread left behind, and the other checks went on"
+    )
+    return CheckResult(
+        id=check_id,
+        outcome="inconclusive",
+        reason=str(Inconclusive(check_id, hung.label, reason)),
+        hang=Hang(call=short_label(hung.label)),
+    )
+
+
 def run_engine_suite(
-    engine: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
+    engine: Any,
+    settings: RunSettings | None = None,
+    only: Iterable[str] | None = None,
+    concurrency: int = 1,
 ) -> dict[str, CheckResult]:
     """Run the engine suite against a sync or async `MemoryEngine` (or a factory of them,
     see `run_suite`)."""
-    return run_suite("engine", engine, settings, only)
+    return run_suite("engine", engine, settings, only, concurrency)
 
 
 def run_provider_suite(
-    provider: Any, settings: RunSettings | None = None, only: Iterable[str] | None = None
+    provider: Any,
+    settings: RunSettings | None = None,
+    only: Iterable[str] | None = None,
+    concurrency: int = 1,
 ) -> dict[str, CheckResult]:
     """Run the provider suite against a sync or async `MemoryProvider` (or a factory of
     them, see `run_suite`)."""
-    return run_suite("provider", provider, settings, only)
+    return run_suite("provider", provider, settings, only, concurrency)

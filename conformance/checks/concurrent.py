@@ -1,0 +1,225 @@
+"""Several checks at once against one driver instance (`--conformance-concurrency`).
+
+Each check runs on a thread of its own, in a copy of the caller's context (its seeded
+nonces, the progress listener); the caller decides how many run at once and waits for
+each result in its own order. While a check reads what needs a store nobody else writes
+to, the others' calls wait (`still`). A call past its time limit is interrupted as on
+any thread; one still stuck a grace period later is given up: its check's result is
+made at once from the `HungCall`, its thread is left behind, and the driver is built
+again (alone, before any check starts after it), as a serial run does. After
+`MAX_GIVEN_UP` calls left behind, no check starts any more: `stopped` says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar
+
+from conformance.checks.gate import Gate, Pass
+from conformance.checks.still import CallGate, using
+from conformance.checks.warmup import Warmup
+from conformance.time_limit import HungCall, set_abandon_handler
+
+__all__ = ["MAX_GIVEN_UP", "CheckPool", "Job", "Seat", "Stopped"]
+
+T = TypeVar("T")
+
+MAX_GIVEN_UP: Final = 8
+"""Calls a run leaves behind (each on a thread that may go on spending the CPU) before it
+starts no more checks."""
+
+_WAIT: Final = 0.05
+"""Seconds a wait lasts between two chances to be interrupted (Ctrl-C, the time limit)."""
+
+
+class Stopped(Exception):
+    """No check may start: the pool gave up on the driver (`CheckPool.stopped` says why)."""
+
+
+class Seat:
+    """A running job's place at the gate, shared or alone."""
+
+    def __init__(self, gate: Gate, entry: Pass) -> None:
+        self._gate = gate
+        self.entry = entry
+
+    @contextlib.contextmanager
+    def alone(self) -> Iterator[None]:
+        """The block runs while no other check does. The shared seat is left first, so
+        the checks beside this one can finish; it is taken again after."""
+        if self.entry.alone:
+            yield
+            return
+        self._move(alone=True)
+        try:
+            yield
+        finally:
+            self._move(alone=False)
+
+    def _move(self, alone: bool) -> None:
+        # Already running: it goes to the head of the line.
+        self._gate.leave(self.entry)
+        self.entry = self._gate.enter(alone, first=True)
+
+
+@dataclass(eq=False)
+class Job(Generic[T]):
+    """One check to run: `work` gets the job's seat; `gave_up` makes its result when a
+    call of it is given up. An `alone` job runs while no other does; an `urgent` one goes
+    to the head of the line."""
+
+    key: str
+    work: Callable[[Seat], T]
+    gave_up: Callable[[HungCall], T]
+    alone: bool = False
+    urgent: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+    result: T | None = None
+    error: BaseException | None = None
+    seat: Seat | None = None
+    given_up: HungCall | None = None
+
+
+class CheckPool:
+    """Threads running jobs against one driver, and what is done when a call hangs.
+
+    Use as a context manager: inside it, the pool handles calls given up on its own
+    threads and passes every other to the handler it found installed.
+    """
+
+    def __init__(
+        self, width: int, rebuild: Callable[[], None] | None = None, *, warm_up: bool = True
+    ) -> None:
+        """`width`: how many jobs may run at once; `rebuild`: builds the driver again after
+        a call was given up (None: the jobs after it go on with the same instance);
+        `warm_up`: run one job at a time first, and go wider only if the driver leaves the
+        process's CPU mostly idle (`warmup`)."""
+        self.width = width
+        self.warmup = Warmup(width) if warm_up and width > 1 else None
+        self.gate = Gate(1 if self.warmup is not None else width)
+        self.calls = CallGate()
+        self.rebuild = rebuild
+        self.stopped: str | None = None
+        self.left_behind: list[tuple[str, HungCall]] = []
+        """The key of each job whose call was given up, and the call."""
+        self.rebuild_errors: list[str] = []
+        self._lock = threading.Lock()
+        self._running: dict[str, Job[Any]] = {}
+        self._names = itertools.count(1)
+        self._previous: Callable[[HungCall], None] | None = None
+
+    def __enter__(self) -> CheckPool:
+        self._previous = set_abandon_handler(self._abandon)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        set_abandon_handler(self._previous)
+
+    def start(self, job: Job[T]) -> Job[T]:
+        """Start `job` on a thread of its own; it runs once the gate lets it in."""
+        name = f"tinymemory-check-{next(self._names)}"
+        context = contextvars.copy_context()
+        thread = threading.Thread(
+            target=context.run, args=(self._run, job, name), name=name, daemon=True
+        )
+        with self._lock:
+            self._running[name] = job
+        thread.start()
+        return job
+
+    def wait(self, job: Job[T]) -> T:
+        """The result of `job`, once it has one (or its error, raised here)."""
+        while not job.done.wait(_WAIT):
+            pass
+        if job.error is not None:
+            raise job.error
+        return job.result  # type: ignore[return-value]
+
+    def _run(self, job: Job[T], name: str) -> None:
+        result: T | None = None
+        error: BaseException | None = None
+        try:
+            using(self.calls)
+            seat = job.seat = Seat(self.gate, self.gate.enter(job.alone, first=job.urgent))
+            try:
+                if self.stopped is not None:
+                    raise Stopped(self.stopped)
+                result = job.work(seat)
+            finally:
+                self.gate.leave(seat.entry)
+        except BaseException as exc:
+            error = exc
+        with self._lock:
+            self._running.pop(name, None)
+            if job.given_up is not None:
+                return  # the result was made when the call was given up
+            job.result, job.error = result, error
+        self._widen()
+        job.done.set()
+
+    def _widen(self) -> None:
+        if self.warmup is None or self.warmup.busy is not None:
+            return
+        width = self.warmup.decided()
+        if width is not None:
+            self.gate.resize(width)
+
+    @property
+    def used(self) -> int:
+        """How many jobs could run at once once warmed up (1 while warming up)."""
+        return self.gate.width
+
+    def serial_because(self) -> str | None:
+        """Why the jobs ran one at a time though more were allowed, if they did."""
+        if self.width <= 1 or self.gate.width > 1:
+            return None
+        if self.warmup is not None and self.warmup.busy is None:
+            return (
+                "the checks ended within the warm-up, in which they run one at a time to "
+                "measure the driver"
+            )
+        return None if self.warmup is None else self.warmup.serial_because()
+
+    def _abandon(self, hung: HungCall) -> None:
+        with self._lock:
+            job = self._running.pop(hung.thread, None)
+            if job is not None:
+                job.given_up = hung
+        if job is None:
+            if self._previous is not None:
+                self._previous(hung)
+            return
+        try:
+            job.result = job.gave_up(hung)
+        except BaseException as exc:
+            job.error = exc
+        if job.seat is not None:
+            self.gate.leave(job.seat.entry)
+        self.calls.forget(hung.thread)
+        self.left_behind.append((job.key, hung))
+        if len(self.left_behind) >= MAX_GIVEN_UP:
+            self.stopped = (
+                f"{len(self.left_behind)} driver calls could not be interrupted and were left "
+                f"behind; the run starts no more checks"
+            )
+        elif self.rebuild is not None:
+            rebuild = Job(f"rebuild after {job.key}", self._rebuild, _no_result, True, True)
+            self.start(rebuild)
+        job.done.set()
+
+    def _rebuild(self, _: Seat) -> None:
+        assert self.rebuild is not None
+        try:
+            self.rebuild()
+        except Exception as exc:
+            self.rebuild_errors.append(str(exc))
+            self.stopped = f"the driver could not be built again: {exc}"
+
+
+def _no_result(hung: HungCall) -> None:
+    raise Stopped(f"building the driver again hung: {hung.label}")

@@ -1,0 +1,77 @@
+"""Drivers for runs with several checks at once: the reference behind a round trip, one
+that shares state between calls unsafely, and one that says it is not thread-safe."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from conformance import Driver
+from conformance.provider import MemoryCategory, MemoryTaint
+from reference_driver.engine import ReferenceEngine
+from reference_driver.provider import ReferenceProvider
+
+ROUND_TRIP = 0.001
+"""Seconds every call of these drivers waits, as for a store across a network."""
+
+
+class Remote:
+    """Forwards every call to `inner` after a round trip."""
+
+    def __init__(self, inner: Any, delay: float = ROUND_TRIP) -> None:
+        self._inner = inner
+        self._delay = delay
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self._delay)
+            answer = attr(*args, **kwargs)
+            if name.startswith("as_") and answer is not None:
+                return Remote(answer, self._delay)
+            return answer
+
+        return call
+
+
+def remote_reference() -> Driver:
+    """The reference driver, every call after a 1 ms round trip."""
+    return Driver(
+        name="remote-reference",
+        engine=lambda: Remote(ReferenceEngine()),
+        provider=lambda: Remote(ReferenceProvider()),
+    )
+
+
+class SharesOneScratch(ReferenceProvider):
+    """Correct one call at a time; `store` keeps what it writes in one attribute across
+    its round trip, so another thread's store made meanwhile replaces it: run beside
+    other checks, entries land under another check's key and namespace."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        self._pending = (namespace, key, content, category, session_id, taint)
+        time.sleep(0.005)
+        super().store(*self._pending)
+
+
+def shares_one_scratch() -> Driver:
+    """`SharesOneScratch`, which claims to be thread-safe (the default)."""
+    return Driver(name="shares-one-scratch", provider=lambda: Remote(SharesOneScratch()))
+
+
+def not_thread_safe() -> Driver:
+    """`SharesOneScratch`, saying honestly that it is not thread-safe."""
+    return Driver(
+        name="not-thread-safe", provider=lambda: Remote(SharesOneScratch()), thread_safe=False
+    )

@@ -1,0 +1,135 @@
+"""The gate that seats checks run at once, the still block, and the warm-up."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from conformance.checks.gate import Gate
+from conformance.checks.still import CallGate
+from conformance.checks.warmup import CPU_BOUND, Warmup
+
+
+def _in_thread(fn: object) -> threading.Thread:
+    thread = threading.Thread(target=fn, daemon=True)  # type: ignore[arg-type]
+    thread.start()
+    return thread
+
+
+def test_the_gate_seats_at_most_width_and_lets_the_next_in_as_one_leaves() -> None:
+    gate = Gate(2)
+    first, second = gate.enter(False), gate.enter(False)
+    entered: list[str] = []
+    waiter = _in_thread(lambda: entered.append(str(gate.enter(False))))
+    time.sleep(0.1)
+    assert gate.inside == 2 and entered == []
+    gate.leave(first)
+    gate.leave(first)  # a second leave changes nothing
+    waiter.join(2)
+    assert len(entered) == 1 and gate.inside == 2
+    gate.leave(second)
+    assert gate.inside == 1
+
+
+def test_an_alone_entry_waits_for_the_seated_and_keeps_later_ones_out() -> None:
+    gate = Gate(4)
+    seated = gate.enter(False)
+    order: list[str] = []
+    alone = _in_thread(lambda: order.append("alone" if gate.enter(True).alone else "?"))
+    time.sleep(0.1)
+    later = _in_thread(lambda: order.append("later" if gate.enter(False) else "?"))
+    time.sleep(0.1)
+    # Room for three more shared entries, but the alone one came first and waits.
+    assert order == []
+    gate.leave(seated)
+    alone.join(2)
+    time.sleep(0.1)
+    assert order == ["alone"]
+
+
+def test_a_running_entry_that_moves_goes_to_the_head_of_the_line() -> None:
+    gate = Gate(1)
+    running = gate.enter(False)
+    order: list[str] = []
+    queued = _in_thread(lambda: order.append("queued") if gate.enter(False) else None)
+    time.sleep(0.1)
+    gate.leave(running)
+    moved = gate.enter(True, first=True)
+    assert moved.alone and order == []
+    gate.leave(moved)
+    queued.join(2)
+    assert order == ["queued"]
+
+
+def test_a_still_block_waits_for_writes_under_way_and_holds_back_later_ones() -> None:
+    calls = CallGate()
+    events: list[str] = []
+    writing = threading.Event()
+    finish = threading.Event()
+
+    def writer() -> None:
+        with calls.write():
+            writing.set()
+            finish.wait(2)
+            events.append("write ended")
+
+    first = _in_thread(writer)
+    writing.wait(2)
+
+    def reader() -> None:
+        with calls.still():
+            events.append("still began")
+            time.sleep(0.2)
+            events.append("still ended")
+
+    still = _in_thread(reader)
+    time.sleep(0.1)
+    assert events == []  # the write under way keeps the block waiting
+    finish.set()
+    first.join(2)
+    time.sleep(0.05)
+    late = _in_thread(lambda: calls.write().__enter__() and None)
+    late.join(0.05)
+    assert late.is_alive()  # a new write waits while the block runs
+    still.join(2)
+    late.join(2)
+    assert events == ["write ended", "still began", "still ended"]
+    assert not late.is_alive()
+
+
+def test_a_given_up_writer_no_longer_keeps_a_still_block_waiting() -> None:
+    calls = CallGate()
+    stuck = threading.Event()
+
+    def hangs() -> None:
+        with calls.write():
+            stuck.wait(5)
+
+    thread = threading.Thread(target=hangs, name="stuck-thread", daemon=True)
+    thread.start()
+    time.sleep(0.05)
+    calls.forget("stuck-thread")
+    with calls.still():
+        pass
+    stuck.set()
+
+
+@pytest.mark.parametrize(
+    ("busy", "width"), [(CPU_BOUND + 0.05, 1), (CPU_BOUND - 0.05, 8), (0.02, 8), (0.95, 1)]
+)
+def test_the_warm_up_runs_wide_only_when_the_process_was_mostly_idle(
+    busy: float, width: int
+) -> None:
+    wall = [0.0]
+    cpu = [0.0]
+    warmup = Warmup(8, seconds=1.0, wall=lambda: wall[0], cpu=lambda: cpu[0])
+    wall[0], cpu[0] = 0.5, 0.5 * busy
+    assert warmup.decided() is None  # still warming up
+    wall[0], cpu[0] = 2.0, 2.0 * busy
+    assert warmup.decided() == width
+    because = warmup.serial_because()
+    assert (because is None) == (width == 8)
+    if because is not None:
+        assert f"{busy:.0%}" in because and "GIL" in because
