@@ -87,8 +87,16 @@ details summary { cursor: pointer; }
   margin: 0 .6em .2em 0; padding: .1em .6em .3em; }
 #filters label { margin-right: .7em; white-space: nowrap; }
 #filters output { color: #47515b; }
-.matrix th.check, .matrix td.check { position: sticky; left: 0; background: #fff; }
+.matrix td, .levels td { white-space: nowrap; }
+.matrix th.check-id, .matrix td.check-id { position: sticky; left: 0; background: #fff; }
 .matrix thead th { position: sticky; top: 0; }
+.matrix td[title], .reason[title] { cursor: help; }
+.matrix td.o-skipped[title] { text-decoration: underline dotted; }
+.matrix pre { white-space: pre-wrap; max-width: 60em; min-width: 30em; }
+td.vd-pass { background: #e6f6ea; }
+td.vd-fail { background: #fde8e8; }
+td.vd-inconclusive { background: #fff6dc; }
+td.vd-error { background: #f3e5f5; }
 .muted { color: #66707a; }
 footer { margin-top: 2em; color: #66707a; font-size: .85em; }
 """
@@ -109,7 +117,10 @@ SCRIPT: Final = """
     });
     return seen;
   }
-  var outcomes = collect("data-outcome");
+  var order = ["failed", "inconclusive", "not-run", "waived", "skipped", "passed",
+    "not-offered", "absent"];
+  function rank(o) { var at = order.indexOf(o); return at < 0 ? order.length : at; }
+  var outcomes = collect("data-outcome").sort(function (a, b) { return rank(a) - rank(b); });
   var profiles = collect("data-profile");
   function norm(value) { return value.trim().toLowerCase().replace(/ +/g, "-"); }
   function fromHash() {
