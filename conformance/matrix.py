@@ -146,7 +146,9 @@ def _cell(report: Report, check_id: str, profile: str) -> Cell:
 def build_matrix(reports: Sequence[Report], sources: Sequence[str] = ()) -> Matrix:
     """The matrix of `reports`, one column each in the order given; `sources` (their
     file names) tell apart reports of drivers of one name."""
-    columns = tuple(Column(label, r) for label, r in zip(labels(reports, sources), reports))
+    columns = tuple(
+        Column(label, r) for label, r in zip(labels(reports, sources), reports, strict=True)
+    )
     rows = tuple(
         Row(check_id, profile, tuple(_cell(r, check_id, profile) for r in reports))
         for check_id, profile in _row_ids(reports)

@@ -73,9 +73,7 @@ def to_markdown(matrix: Matrix, heading: str = "##") -> str:
     )
     for profile in matrix.profiles:
         lines.append(
-            f"| {profile} | "
-            + " | ".join(_text(c.level(profile)) for c in matrix.columns)
-            + " |"
+            f"| {profile} | " + " | ".join(_text(c.level(profile)) for c in matrix.columns) + " |"
         )
     notes: dict[str, int] = {}
     lines += ["", f"{heading} Checks", "", header.replace("| |", "| check |", 1), rule]
