@@ -87,7 +87,7 @@ details summary { cursor: pointer; }
   margin: 0 .6em .2em 0; padding: .1em .6em .3em; }
 #filters label { margin-right: .7em; white-space: nowrap; }
 #filters output { color: #47515b; }
-.matrix td, .levels td { white-space: nowrap; }
+.matrix td { white-space: nowrap; }
 .matrix th.check-id, .matrix td.check-id { position: sticky; left: 0; background: #fff; }
 .matrix thead th { position: sticky; top: 0; }
 .matrix td[title], .reason[title] { cursor: help; }
@@ -175,8 +175,10 @@ SCRIPT: Final = """
   }
   function apply(state) {
     var shown = 0;
-    boxes.outcome.forEach(function (b) { b.checked = state.outcome.indexOf(b.value) !== -1; });
-    boxes.profile.forEach(function (b) { b.checked = state.profile.indexOf(b.value) !== -1; });
+    // The attribute too (`defaultChecked`), so the filter shows in a saved or dumped DOM.
+    function tick(box, on) { box.checked = on; box.defaultChecked = on; }
+    boxes.outcome.forEach(function (b) { tick(b, state.outcome.indexOf(b.value) !== -1); });
+    boxes.profile.forEach(function (b) { tick(b, state.profile.indexOf(b.value) !== -1); });
     items.forEach(function (el) {
       var byOutcome = words(el, "data-outcome").some(function (o) {
         return state.outcome.indexOf(o) !== -1;

@@ -45,6 +45,9 @@ class Column:
     def level(self, profile: str) -> str:
         """The level reached in `profile`, or why there is none."""
         info = self.report.profiles.get(profile)
+        if info is not None and info.partial_note() is not None:
+            # The report's own wording is a sentence; a cell says it in brief.
+            return f"{info.level} (ran {info.checks_run} of {info.checks_total} checks)"
         if info is not None:
             return info.shown_level()
         if profile in not_offered(self.report):

@@ -94,6 +94,14 @@ def test_rows_are_the_union_in_catalogue_order_and_cells_say_not_offered_or_abse
     assert lone_cells["engine.ranking"] == [ABSENT, NOT_OFFERED]
 
 
+def test_a_partial_run_says_its_level_in_brief() -> None:
+    partial = ProfileInfo(level="none", checks_run=3, checks_total=32)
+    r = report("acme", entry("provider.health"))
+    r.profiles["provider"] = partial
+    (column,) = build_matrix([r]).columns
+    assert column.level("provider") == "none (ran 3 of 32 checks)"
+
+
 def test_two_reports_of_one_driver_name_get_their_own_columns() -> None:
     one, two = report("acme", version="1.0"), report("acme", version="2.0")
     assert [c.label for c in build_matrix([one, two]).columns] == ["acme 1.0", "acme 2.0"]
