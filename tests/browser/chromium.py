@@ -108,7 +108,23 @@ class Element:
         return "hidden" in self.attrs
 
 
-VOID: Final = frozenset("area base br col embed hr img input link meta source track wbr".split())
+VOID: Final = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
 
 
 class _Builder(HTMLParser):
