@@ -12,7 +12,7 @@ import pytest
 from conformance.checks.outcome import ConformanceFailure
 from conformance.fuzz import FuzzFailure, FuzzReport
 from conformance.redaction import REDACTED, Redactor
-from conformance.report import CheckEntry, ProfileInfo, Report, summarise
+from conformance.report import CheckEntry, DriverInfo, ProfileInfo, Report, summarise
 from conformance.report_html import reason_parts, to_html
 from plugins.report_file import write_report
 from tests.plugins.html_drivers import MARKUP
@@ -90,7 +90,7 @@ def _report(*checks: CheckEntry) -> Report:
         kit_version="0.0.test",
         created_at="2026-01-01T00:00:00+00:00",
         seed=7,
-        driver={"name": "acme"},  # type: ignore[arg-type]
+        driver=DriverInfo(name="acme"),
         profiles={"provider": ProfileInfo(level="none")},
         checks=list(checks),
         summary=summarise(checks),
