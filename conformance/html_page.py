@@ -130,8 +130,9 @@ SCRIPT: Final = """
       var at = part.indexOf("=");
       if (at < 0) { return; }
       var key = part.slice(0, at);
-      var values = decodeURIComponent(part.slice(at + 1)).split(",").map(norm)
-        .filter(Boolean);
+      var raw = part.slice(at + 1);
+      try { raw = decodeURIComponent(raw); } catch (e) { /* a stray %: taken as written */ }
+      var values = raw.split(",").map(norm).filter(Boolean);
       if (key === "hide") { hide = hide.concat(values); }
       if (key === "outcome") { state.outcome = values; }
       if (key === "profile") { state.profile = values; }
@@ -202,7 +203,11 @@ SCRIPT: Final = """
   function changed() {
     var state = { outcome: ticked("outcome"), profile: ticked("profile") };
     var hash = toHash(state);
-    history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+    try {
+      history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+    } catch (e) {
+      location.hash = hash;  // a browser that refuses it for a file: URL
+    }
     apply(state);
   }
   group("outcome", "outcome", outcomes);

@@ -46,6 +46,8 @@ def test_a_run_writes_its_page_beside_the_json_and_names_it(pytester: pytest.Pyt
     result.stdout.fnmatch_lines(["  report: r.json (JSON), r.md (Markdown), r.html (HTML)"])
     page = (pytester.path / "r.html").read_text(encoding="utf-8")
     root = parsed(page)
+    # Without JavaScript everything is shown: only the script ever hides an element.
+    assert not [e for e in root.iter() if "hidden" in e.attrib or "style" in e.attrib]
     assert text_of(by_id(root, "verdict")).strip() == "Verdict: fail"
     # Failures first, then the rest; the verdict before all.
     assert (
