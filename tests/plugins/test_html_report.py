@@ -12,7 +12,16 @@ import pytest
 from conformance.checks.outcome import ConformanceFailure
 from conformance.fuzz import FuzzFailure, FuzzReport
 from conformance.redaction import REDACTED, Redactor
-from conformance.report import CheckEntry, DriverInfo, ProfileInfo, Report, summarise
+from conformance.report import (
+    CheckEntry,
+    DriverInfo,
+    Hang,
+    ProfileInfo,
+    Report,
+    RunError,
+    not_offered_reason,
+    summarise,
+)
 from conformance.report_html import reason_parts, to_html
 from plugins.report_file import write_report
 from tests.plugins.html_drivers import MARKUP
@@ -143,3 +152,49 @@ def test_unshowable_characters_are_written_as_escapes() -> None:
     )
     root = parsed(to_html(_report(entry)))
     assert "got 'a\\x00b\\x1b\\ud800'" in text_of(by_id(root, "check-provider.health"))
+
+
+def test_why_there_is_no_verdict_comes_first_then_failures_inconclusive_and_the_rest() -> None:
+    checks = [
+        CheckEntry(id="provider.health", profile="provider", outcome="passed"),
+        CheckEntry(
+            id="provider.recall_ranks_best_first",
+            profile="provider",
+            outcome="inconclusive",
+            reason="recall() ran past the 0.5 s limit",
+            replay="pytest --driver=acme -k provider.recall_ranks_best_first",
+            hang=Hang(call="recall()"),
+        ),
+        CheckEntry(id="provider.store_get_round_trip", profile="provider", outcome="failed"),
+        CheckEntry(
+            id="engine.health",
+            profile="engine",
+            outcome="skipped",
+            reason=not_offered_reason("acme", "engine"),
+        ),
+    ]
+    report = _report(*checks).model_copy(
+        update={
+            "errors": [RunError(kind="interrupted", message="the user pressed Ctrl-C")],
+            "summary": summarise(checks, [RunError(kind="interrupted", message="")]),
+        }
+    )
+    page = to_html(report)
+    root = parsed(page)
+    verdict = by_id(root, "verdict")
+    items = [text_of(li) for li in verdict.iter(f"{XHTML}li")]
+    assert text_of(verdict).strip().startswith("Verdict: error, because:")
+    assert items[0] == "interrupted: the user pressed Ctrl-C"
+    assert items[1].startswith("the driver hangs: recall() ran past the time limit in 1 check")
+    assert (
+        page.index("Failures (1)")
+        < page.index("Inconclusive (1)")
+        < page.index("Other checks (1)")
+        < page.index('id="check-provider.health"')
+    )
+    levels = text_of(by_id(root, "levels"))
+    assert "providernone" in levels
+    assert "engine profile: not offered by the driver (1 check skipped)" in levels
+    assert 'id="check-engine.health"' not in page  # said once, in the levels
+    inconclusive = by_id(root, "check-provider.recall_ranks_best_first")
+    assert "replaypytest --driver=acme -k provider.recall_ranks_best_first" in text_of(inconclusive)
