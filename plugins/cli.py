@@ -178,6 +178,30 @@ def _report_diff(args: argparse.Namespace) -> int:
     return 1 if diff.regressions else 0
 
 
+def _report_matrix(args: argparse.Namespace) -> int:
+    # Imported on use: only this command loads the catalogue's order and the pages.
+    from conformance.matrix import build_matrix
+    from conformance.matrix_html import to_html
+    from conformance.matrix_markdown import to_markdown
+
+    reports: list[Report] = []
+    for name in args.reports:
+        read = _read_report(name)
+        if isinstance(read, str):
+            print(f"tinymemory-conformance report matrix: {read}", file=sys.stderr)
+            return 2
+        reports.append(read)
+    matrix = build_matrix(reports, args.reports)
+    markdown = to_markdown(matrix)
+    if args.markdown is not None:
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    if args.html is not None:
+        Path(args.html).write_text(to_html(matrix), encoding="utf-8")
+    if args.markdown is None and args.html is None:
+        print(markdown, end="")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The command's argument parser."""
     top = argparse.ArgumentParser(
@@ -241,7 +265,7 @@ def parser() -> argparse.ArgumentParser:
         "report",
         help="work with JSON reports",
         description="Work with the JSON reports runs write (--conformance-report): compare "
-        "two, or print their schema.",
+        "two, set several side by side, or print their schema.",
     )
     report_sub = report.add_subparsers(dest="report_command", required=True)
     diff = report_sub.add_parser(
@@ -253,6 +277,18 @@ def parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old", help="the earlier run's JSON report")
     diff.add_argument("new", help="the later run's JSON report")
+    matrix = report_sub.add_parser(
+        "matrix",
+        help="a compatibility matrix of several runs, as Markdown and HTML",
+        description="Build a compatibility matrix from JSON reports: one row per check, one "
+        "column per driver, each cell its outcome and why, the levels per profile at the "
+        "top. Prints the Markdown unless --markdown or --html says where to write.",
+    )
+    matrix.add_argument("reports", nargs="+", metavar="REPORT", help="a run's JSON report")
+    matrix.add_argument("--markdown", metavar="OUT.md", help="write the Markdown table here")
+    matrix.add_argument(
+        "--html", metavar="OUT.html", help="write the matrix as a self-contained HTML page here"
+    )
     report_sub.add_parser(
         "schema",
         help="print the report's JSON schema (docs/report.schema.json)",
@@ -306,6 +342,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.report_command == "schema":
             print(json.dumps(Report.model_json_schema(by_alias=True), indent=2))
             return 0
+        if args.report_command == "matrix":
+            return _report_matrix(args)
         return _report_diff(args)
     except BrokenPipeError:
         raise

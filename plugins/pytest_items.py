@@ -34,7 +34,7 @@ from plugins.driver_output import OutputLog, log_path, trimmed
 from plugins.failure_repr import failure_repr
 from plugins.ledger import Ledger
 from plugins.replay import explain_line
-from plugins.report_file import write_report
+from plugins.report_file import html_path, write_report
 from plugins.run import KitRun
 from plugins.secrecy import guard_terminal, redact_report
 from plugins.terminal_progress import showing_progress
@@ -513,11 +513,14 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     if path is not None:
         log = log_path(path)
         logged = f", {log} (the driver's output)" if log.is_file() and log.stat().st_size else ""
-        lines.append(f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown){logged}")
+        lines.append(
+            f"  report: {path} (JSON), {path.with_suffix('.md')} (Markdown), "
+            f"{html_path(path)} (HTML){logged}"
+        )
     else:
         lines.append(
             "  no report written: --conformance-report=PATH.json (--report with "
             "tinymemory-conformance run, or conformance-report in [tool.tinymemory]) writes "
-            "a JSON report and a Markdown summary beside it"
+            "a JSON report, and a Markdown summary and an HTML page beside it"
         )
     return lines

@@ -160,10 +160,16 @@ def _driver_spec(value: object, what: str) -> str:
 
 def _report_path(value: object, what: str) -> str:
     text = _text(value, what)
-    if Path(text).suffix.lower() == ".md":
+    suffix = Path(text).suffix.lower()
+    if suffix == ".md":
         raise SettingsError(
             f"{what}: {text!r} is a Markdown path, but the report is JSON; give a .json "
             f"path (the Markdown summary is written beside it, as {Path(text).stem}.md)"
+        )
+    if suffix in (".html", ".htm"):
+        raise SettingsError(
+            f"{what}: {text!r} is an HTML path, but the report is JSON; give a .json "
+            f"path (the HTML page is written beside it, as {Path(text).stem}.html)"
         )
     return text
 

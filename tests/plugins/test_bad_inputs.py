@@ -60,6 +60,10 @@ def test_a_driver_spec_that_cannot_be_a_driver_is_one_line(
             ["--conformance-report r.md: 'r.md' is a Markdown path, but the report is JSON"],
         ),
         (
+            ["--conformance-report=r.html"],
+            ["--conformance-report r.html: 'r.html' is an HTML path, but the report is JSON"],
+        ),
+        (
             ["--conformance-report=a-file.txt/r.json"],
             ["cannot write the report to a-file.txt/r.json: "],
         ),
@@ -134,6 +138,14 @@ def test_a_markdown_report_path_never_overwrites_the_json(pytester: pytest.Pytes
     notes.write_text("# my notes\n")
     pytester.runpytest("--driver=reference", "--conformance-report=r.md")
     assert notes.read_text() == "# my notes\n"
+
+
+def test_an_html_report_path_never_overwrites_the_json(pytester: pytest.Pytester) -> None:
+    # The page goes beside the JSON with `.html`: the same path, were the JSON there.
+    page = pytester.path / "r.html"
+    page.write_text("<p>mine</p>\n")
+    pytester.runpytest("--driver=reference", "--conformance-report=r.html")
+    assert page.read_text() == "<p>mine</p>\n"
 
 
 # -- inert without a driver ------------------------------------------------------------

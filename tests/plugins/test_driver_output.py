@@ -40,7 +40,7 @@ def test_a_driver_writing_a_mebibyte_is_logged_whole_and_shown_trimmed(
             f"?… {lines - 30} lines (* characters in all) trimmed: the whole output is in r.log …?",
             "*",
             "the last line health wrote",
-            "*report: r.json (JSON), r.md (Markdown), r.log (the driver's output)",
+            "*report: r.json (JSON), r.md (Markdown), r.html (HTML), r.log (the driver's output)",
         ]
     )
     log = (pytester.path / "r.log").read_text()

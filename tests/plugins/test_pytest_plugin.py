@@ -257,7 +257,11 @@ def test_a_waiver_for_an_unknown_id_is_an_error(pytester: pytest.Pytester) -> No
 
 
 def test_report_matches_its_published_schema(pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--driver=reference", "--conformance-report=r.json", "-q")
+    # One check is enough: the schema is the model's, and the fields are read from the
+    # first entry (tests/test_compatibility.py runs the whole suite on `reference`).
+    pytester.runpytest(
+        "--driver=reference", "--conformance-report=r.json", "-q", "-k", "engine.health"
+    )
     data: dict[str, Any] = json.loads((pytester.path / "r.json").read_text())
     assert data["schema"] == "tinymemory-conformance/report"
     assert data["schema_version"] == 2

@@ -201,6 +201,7 @@ def leaky_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, 
         "terminal": done.stdout + done.stderr,
         "json": (folder / "out/r.json").read_text(),
         "markdown": (folder / "out/r.md").read_text(),
+        "html": (folder / "out/r.html").read_text(),
         "junit": (folder / "out/j.xml").read_text(),
     }
     regressions = {f"regression file {p.name}": p.read_text() for p in folder.glob("regressions/*")}

@@ -94,7 +94,7 @@ def test_markdown_lists_inconclusive_checks_after_failures_with_their_replay(
 # -- item 8: where the report is, and why a -k run reaches no level ---------------------
 
 
-def test_summary_names_both_reports_and_why_a_k_run_has_no_level(
+def test_summary_names_every_report_file_and_why_a_k_run_has_no_level(
     pytester: pytest.Pytester,
 ) -> None:
     result = pytester.runpytest(
@@ -106,7 +106,7 @@ def test_summary_names_both_reports_and_why_a_k_run_has_no_level(
             "tinymemory conformance of `reference`: pass *",
             "  provider: level none (a level needs every check of the profile, and this run ran "
             "1 of *; the rest were deselected (-k, say); offered features: *)",
-            "  report: out/r.json (JSON), out/r.md (Markdown)",
+            "  report: out/r.json (JSON), out/r.md (Markdown), out/r.html (HTML)",
         ]
     )
     md = (pytester.path / "out/r.md").read_text()
