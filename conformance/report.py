@@ -229,6 +229,13 @@ class Concurrency(BaseModel):
     serial_because: str | None = None
     """Why the checks ran one at a time though more were asked for."""
 
+    def sentence(self) -> str:
+        """How many checks ran at once, in one sentence (no final stop)."""
+        if self.used > 1:
+            return f"Checks ran up to {self.used} at once (--conformance-concurrency)"
+        why = self.serial_because or "no process ran more than one at once"
+        return f"Checks ran one at a time, though {self.asked} at once were asked for: {why}"
+
 
 class Report(BaseModel):
     """A whole conformance run (schema `tinymemory-conformance/report`, version 2)."""
@@ -423,6 +430,7 @@ def to_markdown(report: Report) -> str:
         *([f"Served over the driver protocol by `{d.command}`.", ""] if d.command else []),
         *[f"The driver was {_cell(line, 400)}." for line in d.rebuilt],
         *([""] if d.rebuilt else []),
+        *([f"{report.concurrency.sentence()}.", ""] if report.concurrency else []),
     ]
     for title, outcome in (("Failures", "failed"), ("Inconclusive", "inconclusive")):
         shown = [c for c in report.checks if c.outcome == outcome]

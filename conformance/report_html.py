@@ -181,6 +181,8 @@ def to_html(report: Report) -> str:
     if d.command:
         body.append(f"<p>Served over the driver protocol by <code>{esc(d.command)}</code>.</p>")
     body += [f"<p>The driver was {esc(line)}.</p>" for line in d.rebuilt]
+    if report.concurrency is not None:
+        body.append(f"<p>{esc(report.concurrency.sentence())}.</p>")
     body += ["</header>", *_levels(report), FILTERS]
     for title_text, outcome in (("Failures", "failed"), ("Inconclusive", "inconclusive")):
         shown = [c for c in report.checks if c.outcome == outcome]

@@ -17,7 +17,6 @@ from conformance.fuzz.runner import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import (
     CheckEntry,
-    Concurrency,
     OutcomeName,
     Report,
     hung_calls,
@@ -453,14 +452,6 @@ def abandoned_line(hung: HungCall) -> str:
     )
 
 
-def concurrency_line(concurrency: Concurrency) -> str:
-    """How many checks ran at once, as the summary says it."""
-    if concurrency.used > 1:
-        return f"checks ran up to {concurrency.used} at once (--conformance-concurrency)"
-    why = concurrency.serial_because or "no process ran more than one at once"
-    return f"checks ran one at a time, though {concurrency.asked} at once were asked for: {why}"
-
-
 def summary_lines(report: Report, path: Path | None) -> list[str]:
     """What the terminal summary shows: the verdict and what kept the run from a full one,
     levels, inconclusive and flaky checks by name, the seed."""
@@ -475,7 +466,7 @@ def summary_lines(report: Report, path: Path | None) -> list[str]:
     ]
     lines += [f"  {line.lstrip('- ')}" for line in verdict_lines(report)[1:]]
     if report.concurrency is not None:
-        lines.append(f"  {concurrency_line(report.concurrency)}")
+        lines.append(f"  {report.concurrency.sentence()}")
     rebuilt = report.driver.rebuilt
     if len(rebuilt) == 1:
         lines.append(f"  the driver was {rebuilt[0]}")

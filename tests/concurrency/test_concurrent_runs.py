@@ -41,9 +41,7 @@ def _outcomes(results: dict[str, object]) -> dict[str, tuple[str, str]]:
 def test_checks_run_at_once_reach_the_verdicts_they_reach_one_at_a_time() -> None:
     settings = RunSettings(seed=11)
     serial = run_suite("provider", Remote(ReferenceProvider()), settings, BUSY)
-    at_once = run_suite(
-        "provider", Remote(ReferenceProvider()), settings, BUSY, 6, warm_up=False
-    )
+    at_once = run_suite("provider", Remote(ReferenceProvider()), settings, BUSY, 6, warm_up=False)
     assert _outcomes(at_once) == _outcomes(serial)
     assert {r.outcome for r in at_once.values()} == {"passed"}
 
@@ -97,7 +95,7 @@ def test_through_pytest_the_failure_says_it_shows_only_beside_others_and_how_to_
         assert f"Serially it passes: pytest --driver={DRIVERS}:shares_one_scratch" in entry.reason
         assert f"-k {entry.id}" in entry.reason
     result.stdout.fnmatch_lines(["*failed only beside other checks*"])
-    result.stdout.fnmatch_lines(["*checks ran up to 4 at once*"])
+    result.stdout.fnmatch_lines(["*Checks ran up to 4 at once*"])
 
 
 def test_a_driver_that_is_not_thread_safe_runs_one_check_at_a_time(
@@ -114,7 +112,9 @@ def test_a_driver_that_is_not_thread_safe_runs_one_check_at_a_time(
     report = _report(pytester)
     assert report.concurrency is not None and report.concurrency.used == 1
     assert "is not thread-safe" in (report.concurrency.serial_because or "")
-    result.stdout.fnmatch_lines(["*checks ran one at a time, though 8 at once*not thread-safe*"])
+    for page in ("r.md", "r.html"):
+        assert "Checks ran one at a time, though 8 at once" in (pytester.path / page).read_text()
+    result.stdout.fnmatch_lines(["*Checks ran one at a time, though 8 at once*not thread-safe*"])
 
 
 def test_a_driver_that_keeps_the_cpu_busy_runs_one_check_at_a_time(

@@ -37,16 +37,25 @@ def test_an_alone_entry_waits_for_the_seated_and_keeps_later_ones_out() -> None:
     gate = Gate(4)
     seated = gate.enter(False)
     order: list[str] = []
-    alone = _in_thread(lambda: order.append("alone" if gate.enter(True).alone else "?"))
+    passes = []
+
+    def enter(name: str, alone: bool) -> None:
+        passes.append(gate.enter(alone))
+        order.append(name)
+
+    first = _in_thread(lambda: enter("alone", True))
     time.sleep(0.1)
-    later = _in_thread(lambda: order.append("later" if gate.enter(False) else "?"))
+    later = _in_thread(lambda: enter("later", False))
     time.sleep(0.1)
     # Room for three more shared entries, but the alone one came first and waits.
     assert order == []
     gate.leave(seated)
-    alone.join(2)
+    first.join(2)
     time.sleep(0.1)
-    assert order == ["alone"]
+    assert order == ["alone"] and later.is_alive()
+    gate.leave(passes[0])
+    later.join(2)
+    assert order == ["alone", "later"]
 
 
 def test_a_running_entry_that_moves_goes_to_the_head_of_the_line() -> None:
