@@ -183,6 +183,7 @@ class KitRun:
             },
             constraints=self.driver.constraints,
             seed=self.seed if seed is None else seed,
+            thread_safe=self.driver.thread_safe,
         )
 
     def checks(self) -> list[Check]:

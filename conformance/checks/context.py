@@ -59,6 +59,8 @@ class RunSettings:
     grace: float | None = None
     """Seconds a call past `timeout` is interrupted before it is abandoned (default:
     `conformance.time_limit.grace_period(timeout)`)."""
+    thread_safe: bool = True
+    """Whether the driver may be called from several threads at once (`Driver.thread_safe`)."""
 
     def redactor(self) -> Redactor:
         """The credentials of this run (named ones, then the bare `secrets`)."""

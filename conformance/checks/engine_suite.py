@@ -24,6 +24,7 @@ from conformance.checks.engine_forget import (
 )
 from conformance.checks.engine_identity import assert_fingerprint_replay, assert_store_many
 from conformance.checks.engine_namespaces import assert_namespaces
+from conformance.checks.engine_races import assert_racing_stores
 from conformance.checks.engine_reads import assert_get, assert_recall
 from conformance.checks.engine_support import engine_retains_writes
 from conformance.checks.engine_timestamps import assert_timestamps
@@ -48,6 +49,7 @@ __all__ = [
     "assert_list_filters",
     "assert_list_paging",
     "assert_namespaces",
+    "assert_racing_stores",
     "assert_ranking",
     "assert_recall",
     "assert_recall_filters",

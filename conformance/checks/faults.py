@@ -274,6 +274,9 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
     "provider.store_get_round_trip": (
         Fault("DropsSession", "stores every entry without its session"),
     ),
+    "provider.racing_writes": (
+        Fault("ForgetsInTwoSteps", "racing forgets of one key each answer True"),
+    ),
     "provider.upsert_replaces_rather_than_duplicates": (
         Fault("UpsertDuplicates", "storing a key again keeps the old row beside the new one"),
         Fault("UpsertKeepsOldLabels", "a second store keeps the first category, session and taint"),

@@ -23,6 +23,7 @@ from conformance.checks.provider_portability import (
     assert_export_cursor_terminates,
     assert_export_import_round_trip,
 )
+from conformance.checks.provider_races import assert_racing_writes
 from conformance.checks.provider_ranking import (
     assert_recall_honours_min_score,
     assert_recall_ranks_best_first,
@@ -62,6 +63,7 @@ __all__ = [
     "assert_namespaces_preserve_their_section",
     "assert_provider_health",
     "assert_provider_retention_probe",
+    "assert_racing_writes",
     "assert_recall_filters_narrow",
     "assert_recall_honours_min_score",
     "assert_recall_ranks_best_first",

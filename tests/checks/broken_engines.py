@@ -13,6 +13,7 @@ import builtins
 import hashlib
 import itertools
 import re
+import time
 import unicodedata
 from collections import deque
 from collections.abc import Sequence
@@ -1588,9 +1589,59 @@ class RefusesCursorWithoutWords(ReferenceEngine):
             raise InvalidRequest(None) from None  # type: ignore[arg-type]
 
 
+ROUND_TRIP = 0.0005
+"""Seconds between the two steps of a racy write: a store's round trip."""
+
+
+class StoresInTwoSteps(ReferenceEngine):
+    """`store` looks the item up and writes it in two steps, each under the lock but not
+    the two together, a round trip between them: threads storing one item at once each
+    write a copy."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        item.validate()
+        item_id = item.fingerprint()
+        with self._lock:
+            if item_id in self._by_id:
+                return StoreReceipt(id=item_id, replayed=True)
+        fresh = _entry(item_id, item)
+        time.sleep(ROUND_TRIP)
+        with self._lock:
+            entry = replace(fresh, seq=self._next_seq)
+            self._next_seq += 1
+            self._entries.append(entry)
+            self._by_id[item_id] = entry
+        return StoreReceipt(id=item_id, replayed=False)
+
+
+class RaceLoserSaysWritten(ReferenceEngine):
+    """A store that finds, on its second look (a round trip after its first), that
+    another thread wrote the item meanwhile writes nothing, but answers `replayed=False`
+    as if it had."""
+
+    def store(self, item: StoreItem) -> StoreReceipt:
+        item.validate()
+        item_id = item.fingerprint()
+        with self._lock:
+            if item_id in self._by_id:
+                return StoreReceipt(id=item_id, replayed=True)
+        fresh = _entry(item_id, item)
+        time.sleep(ROUND_TRIP)
+        with self._lock:
+            if item_id in self._by_id:
+                return StoreReceipt(id=item_id, replayed=False)
+            entry = replace(fresh, seq=self._next_seq)
+            self._next_seq += 1
+            self._entries.append(entry)
+            self._by_id[item_id] = entry
+        return StoreReceipt(id=item_id, replayed=False)
+
+
 BROKEN_ENGINES: dict[type[ReferenceEngine], str] = {
     IgnoreFetchFilter: "engine.fetch_filters",
     NeverReplay: "engine.replay",
+    StoresInTwoSteps: "engine.racing_stores",
+    RaceLoserSaysWritten: "engine.racing_stores",
     AcceptEmptyForget: "engine.empty_forget",
     ClaimEveryMode: "engine.unsupported_modes",
     CiteUnknownIds: "engine.recall",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import re
 import string
+import time
 import unicodedata
 from typing import Any, NamedTuple
 
@@ -1466,8 +1467,23 @@ class ExportRefusesWithoutWords(ReferenceProvider):
             raise Invalid(None) from None  # type: ignore[arg-type]
 
 
+class ForgetsInTwoSteps(ReferenceProvider):
+    """`forget` looks the key up and removes it in two steps, each under the lock but not
+    the two together, a round trip to the store between them: threads forgetting one
+    key at once each answer True."""
+
+    def forget(self, namespace: str, key: str) -> bool:
+        with self._lock:
+            held = (namespace, key) in self._rows
+        time.sleep(0.0005)
+        with self._lock:
+            self._rows.pop((namespace, key), None)
+        return held
+
+
 BROKEN_PROVIDERS: dict[type[Any], str] = {
     ProviderDown: "provider.health",
+    ForgetsInTwoSteps: "provider.racing_writes",
     RecallStopsBelowMinScore: "provider.recall_honours_min_score",
     RecallPassesQueryToSearchSyntax: "provider.recall_takes_any_query",
     ExportTakesLimitZero: "provider.export_cursor_terminates",
