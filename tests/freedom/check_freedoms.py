@@ -76,6 +76,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "engine.forget_by_filter": LISTING,
     "engine.forget_filters": (*LISTING, "offset-timestamps"),
     "engine.replay": (*LISTING, "offset-timestamps"),
+    "engine.racing_stores": LISTING,
     "engine.store_many": LISTING,
     "engine.namespaces": (*LISTING, *HITS, "server-explore"),
     "engine.explore": (*LISTING, "server-explore"),
@@ -100,6 +101,7 @@ CHECK_FREEDOMS: Final[dict[str, tuple[str, ...]]] = {
     "provider.health": ENTRIES,
     "provider.store_get_round_trip": ENTRIES,
     "provider.upsert_replaces_rather_than_duplicates": ENTRIES,
+    "provider.racing_writes": ENTRIES,
     "provider.list_filters_narrow": (*ENTRIES, "kept-empty-namespaces"),
     "provider.taint_is_preserved": ENTRIES,
     "provider.awkward_content_round_trips": (

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import itertools
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -144,6 +145,9 @@ class FreeEngine:
         self._cursors = CursorBook(self.freedoms.cursors, self.used, CURSOR_NAMES)
         self._by_ref: dict[str, _Held] = {}
         self._by_id: dict[str, _Held] = {}
+        # A store answers its id from the reference's and this engine's map, in one step:
+        # racing stores of one item must read one mapping (kit-choices.md#racing-stores).
+        self._mapping = threading.RLock()
         self._seq = itertools.count(1)
         self._orders: dict[tuple[str, ...], builtins.list[tuple[Key, _Scored]]] = {}
         """Each read's whole answer in this engine's order, until the next write changes
@@ -207,6 +211,10 @@ class FreeEngine:
     def _store(self, item: StoreItem, *, preloaded: bool = False) -> StoreReceipt:
         if not preloaded:
             self._admit(item)
+        with self._mapping:
+            return self._store_mapped(item)
+
+    def _store_mapped(self, item: StoreItem) -> StoreReceipt:
         receipt = self.ref.store(item)
         if not receipt.replayed:
             self._orders.clear()
