@@ -1,7 +1,9 @@
-"""Whole-suite cost against the reference: wall time, CPU time, check time, driver calls,
-and a 5 ms-per-call engine.
+"""Whole-suite cost against the reference and against the reference with every call
+delayed (5 ms and 50 ms: a store across a network), serially, with 8 checks at once
+(`--conformance-concurrency 8`), with two xdist workers, and with both: wall time, CPU
+time, check time, driver calls.
 
-    python benchmarks/bench_suite.py
+    python benchmarks/bench_suite.py [DELAY_MS ...]
 
 Each figure is one pytest run in a subprocess (so start-up is included, as a vendor's CI
 pays it); -n 2 runs use pytest-xdist's two workers. CPU time is the run's user and
@@ -76,27 +78,47 @@ def run(driver: str, *extra: str) -> tuple[float, float, str, str, int, str]:
     return elapsed, cpu, checks, called, sum(calls), data["summary"]["verdict"]
 
 
-def main() -> None:
+MODES: dict[str, tuple[str, ...]] = {
+    "serial": (),
+    "concurrency 8": ("--conformance-concurrency", "8"),
+    "-n 2": ("-n", "2"),
+    "-n 2, concurrency 8": ("-n", "2", "--conformance-concurrency", "8"),
+}
+"""How each driver is run: one check at a time, 8 at once, two xdist workers, both."""
+
+
+def drivers(delays: list[str]) -> dict[str, tuple[str, ...]]:
+    """The reference, then the reference with each delay (ms) on every call."""
     delayed = "benchmarks.delayed_drivers:delayed"
-    rows = [
-        ("reference", *run("reference")),
-        ("reference, -n 2", *run("reference", "-n", "2")),
-        ("5 ms per call", *run(delayed, "--driver-option", "delay_ms=5")),
-        ("5 ms per call, -n 2", *run(delayed, "--driver-option", "delay_ms=5", "-n", "2")),
-    ]
+    found: dict[str, tuple[str, ...]] = {"reference": ("reference",)}
+    for ms in delays:
+        found[f"{ms} ms per call"] = (delayed, "--driver-option", f"delay_ms={ms}")
+    return found
+
+
+def main() -> None:
+    """`bench_suite.py [DELAY_MS ...]` (default 5 50): every driver in every mode, one run
+    each, then each mode's speed-up over the serial run of the same driver."""
+    delays = sys.argv[1:] or ["5", "50"]
     print(
-        f"{'run':<22} {'wall (s)':>9} {'CPU (s)':>8} {'check time engine + provider (s)':>33} "
+        f"{'run':<36} {'wall (s)':>9} {'CPU (s)':>8} {'check time engine + provider (s)':>33} "
         f"{'driver calls engine + provider':>31} verdict"
     )
-    for name, wall, cpu, checks, called, _, verdict in rows:
-        print(f"{name:<22} {wall:>9.2f} {cpu:>8.2f} {checks:>33} {called:>31} {verdict}")
-    base, delayed_wall, delayed_n2 = rows[0][1], rows[2][1], rows[3][1]
-    delayed_calls = rows[2][5]
-    print(
-        f"5 ms delay costs {delayed_wall - base:.2f} s for {delayed_calls} calls "
-        f"({(delayed_wall - base) / delayed_calls * 1000:.1f} ms per call); "
-        f"-n 2 speeds the delayed run up {delayed_wall / delayed_n2:.2f}x"
-    )
+    walls: dict[tuple[str, str], float] = {}
+    for name, (driver, *options) in drivers(delays).items():
+        for mode, flags in MODES.items():
+            wall, cpu, checks, called, _, verdict = run(driver, *options, *flags)
+            walls[name, mode] = wall
+            label = f"{name}, {mode}"
+            print(
+                f"{label:<36} {wall:>9.2f} {cpu:>8.2f} {checks:>33} {called:>31} {verdict}",
+                flush=True,
+            )
+    print()
+    print(f"{'speed-up over serial':<22}" + "".join(f"{m:>22}" for m in MODES))
+    for name in drivers(delays):
+        serial = walls[name, "serial"]
+        print(f"{name:<22}" + "".join(f"{serial / walls[name, m]:>21.2f}x" for m in MODES))
 
 
 if __name__ == "__main__":

@@ -332,4 +332,6 @@ def exec_driver(
         release=release,
         command=tuple(argv),
         secret_options=frozenset(shake.secret_options),
+        # One request at a time per process: calls from two threads would interleave.
+        thread_safe=False,
     )
