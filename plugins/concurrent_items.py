@@ -13,6 +13,7 @@ them: it is captured with the item pytest is waiting for.
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
@@ -126,14 +127,15 @@ class ItemPool:
             def work(seat: Seat) -> Result:
                 return run.run_check(chk, mode, seat)
 
-            return Job(item.nodeid, work, lambda hung: self._given_up(item, hung))
+            gave_up = partial(self._given_up, item)
+            return Job(item.nodeid, work, gave_up, alone=chk.alone)
         target = item.target  # type: ignore[attr-defined]
 
         def fuzz(_: Seat) -> Result:
             return run.run_fuzz_target(target)
 
         # The fuzzer's oracle reads the whole store (export, list everything): alone.
-        return Job(item.nodeid, fuzz, lambda hung: self._given_up(item, hung), alone=True)
+        return Job(item.nodeid, fuzz, partial(self._given_up, item), alone=True)
 
     # -- a call given up -----------------------------------------------------------------
 

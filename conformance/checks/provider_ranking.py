@@ -16,6 +16,7 @@ from conformance.checks.provider_support import (
     require_relied_on,
 )
 from conformance.checks.registry import check
+from conformance.checks.still import still_store
 from conformance.provider import OwnedRecallOpts
 from conformance.readings import first_rise
 
@@ -123,6 +124,15 @@ def assert_recall_honours_min_score(provider: Any, ctx: CheckContext) -> None:
     namespace = ns(ctx, "min-score")
     put_rows(provider, ctx, [Row(namespace, key, text) for key, text in SCORED])
     every = named_keys(ctx, [k for k, _ in SCORED])
+
+    # Scores may weigh what the whole store holds (BM25): no write may move them between
+    # the unfiltered recall and the filtered ones.
+    with still_store():
+        _hold_min_score(provider, ctx, namespace, every)
+
+
+def _hold_min_score(provider: Any, ctx: CheckContext, namespace: str, every: list[str]) -> None:
+    """The recalls of `assert_recall_honours_min_score`, over the entries it wrote."""
 
     def recall(min_score: float | None) -> tuple[str, list[Any]]:
         opts = OwnedRecallOpts(namespace=namespace, min_score=min_score)

@@ -36,6 +36,10 @@ class Check:
     storage: bool = False
     needs: str | None = None
     per_mode: bool = False
+    alone: bool = False
+    """The check reads what other checks write too (the `global` namespace, a capped
+    answer across namespaces): under `--conformance-concurrency` it runs while no other
+    check does."""
 
     @property
     def name(self) -> str:
@@ -59,13 +63,15 @@ def check(
     storage: bool = False,
     needs: str | None = None,
     per_mode: bool = False,
+    alone: bool = False,
 ) -> Callable[[Callable[[Any, CheckContext], None]], CheckFunction]:
     """Register a check body under a stable id; the result is its public function.
 
     The body receives the driver already bound to its context (every call counted,
     timed and attributed), and deferred cleanups run whatever the outcome. A cleanup
     failure is reported only when the body itself passed. A `per_mode` check covers every
-    declared fetch mode, or only `ctx.fetch_mode` when the runner sets one.
+    declared fetch mode, or only `ctx.fetch_mode` when the runner sets one. An `alone`
+    check runs while no other does, when checks run at once.
     """
     profile: Profile = "engine" if id.startswith("engine.") else "provider"
 
@@ -108,6 +114,7 @@ def check(
             storage=storage,
             needs=needs,
             per_mode=per_mode,
+            alone=alone,
         )
         return public
 

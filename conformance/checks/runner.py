@@ -151,7 +151,7 @@ def run_at_once(
                 alone = run_one(chk, target, settings, again)
             return settle(beside, alone, width, f"run_suite(..., only=[{chk.id!r}])")
 
-        return Job(chk.id, work, lambda hung: left_behind(chk.id, hung))
+        return Job(chk.id, work, lambda hung: left_behind(chk.id, hung), alone=chk.alone)
 
     results: dict[str, CheckResult] = {}
     pending: deque[Job[CheckResult]] = deque()

@@ -29,6 +29,7 @@ from conformance.provider import (
     Unsupported,
 )
 from reference_driver.documents import ReferenceDocuments
+from tests.freedom.serial import serialized
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class DocumentFreedoms:
     """`list_namespaces()` keeps a namespace whose documents were all deleted."""
 
 
+@serialized
 class FreeDocuments:
     """The reference's documents under this family's own presentation."""
 

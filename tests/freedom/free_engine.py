@@ -14,7 +14,6 @@ from __future__ import annotations
 import builtins
 import hashlib
 import itertools
-import threading
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -55,6 +54,7 @@ from tests.freedom.clock import at_offset
 from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, binding_of
 from tests.freedom.options import count_options
 from tests.freedom.paging import Key, PageShape, cut
+from tests.freedom.serial import serialized
 from tests.freedom.throttle import Throttle
 
 IdScheme = Literal["fingerprint", "uuid", "counter"]
@@ -127,6 +127,7 @@ _Scored = tuple[Hit, _Held, float]
 """A reference hit, what this engine holds for it, and the score it will answer."""
 
 
+@serialized
 class FreeEngine:
     """A synchronous engine answering as `freedoms` says; every answer is the reference's
     under the engine's own presentation. Options: `api_key` (a credential it needs and
@@ -145,9 +146,6 @@ class FreeEngine:
         self._cursors = CursorBook(self.freedoms.cursors, self.used, CURSOR_NAMES)
         self._by_ref: dict[str, _Held] = {}
         self._by_id: dict[str, _Held] = {}
-        # A store answers its id from the reference's and this engine's map, in one step:
-        # racing stores of one item must read one mapping (kit-choices.md#racing-stores).
-        self._mapping = threading.RLock()
         self._seq = itertools.count(1)
         self._orders: dict[tuple[str, ...], builtins.list[tuple[Key, _Scored]]] = {}
         """Each read's whole answer in this engine's order, until the next write changes
@@ -211,10 +209,6 @@ class FreeEngine:
     def _store(self, item: StoreItem, *, preloaded: bool = False) -> StoreReceipt:
         if not preloaded:
             self._admit(item)
-        with self._mapping:
-            return self._store_mapped(item)
-
-    def _store_mapped(self, item: StoreItem) -> StoreReceipt:
         receipt = self.ref.store(item)
         if not receipt.replayed:
             self._orders.clear()

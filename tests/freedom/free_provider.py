@@ -54,6 +54,7 @@ from tests.freedom.cursors import CursorBook, CursorRefused, CursorStyle, bindin
 from tests.freedom.free_documents import DocumentFreedoms, FreeDocuments
 from tests.freedom.options import count_options
 from tests.freedom.paging import Key, PageShape, cut
+from tests.freedom.serial import serialized
 from tests.freedom.throttle import Throttle
 
 IdScheme = Literal["reference", "uuid", "counter"]
@@ -139,6 +140,7 @@ class _Row:
     at: str
 
 
+@serialized
 class FreeProvider(ProviderBase):
     """A synchronous provider answering as `freedoms` says. Options: `api_key` (a
     credential it never repeats), `keyspace` (the prefix of counter ids); any other option
