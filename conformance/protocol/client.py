@@ -114,7 +114,7 @@ class Connection:
 
     def _enter(self) -> Session:
         """The current session, started if there is none, counted as used by the caller."""
-        with held(self._lock):
+        with held(self._lock):  # interruptible: it is held while a process starts
             session = self._session
             if session is not None and not session.usable:
                 session.kill()
@@ -160,13 +160,18 @@ class Connection:
     def invoke(self, op: Operation, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
         """Call `op` with Python arguments; its Python result, or the contract's error."""
         payload = op.encode_args(args, kwargs)
-        session = self._enter()
-        if session.concurrent:
-            answer = self._pipelined(session, op, payload)
-        else:
-            self._leave(session)
+        session = self._session
+        if session is not None and session.usable and not session.concurrent:
             with held(self._turn):
                 answer = self._in_turn(op, payload)
+        else:
+            session = self._enter()
+            if session.concurrent:
+                answer = self._pipelined(session, op, payload)
+            else:
+                self._leave(session)
+                with held(self._turn):
+                    answer = self._in_turn(op, payload)
         if answer.kind == "value":
             return answer.value
         if answer.kind == "error":
@@ -194,8 +199,9 @@ class Connection:
             self._leave(session, abandoned)
 
     def _in_turn(self, op: Operation, payload: dict[str, Any]) -> Answer:
-        session = self._enter()
-        self._leave(session)
+        session = self._session
+        if session is None or not session.usable:
+            session = self._current()
         session.busy = True
         try:
             answer = session.call(op, payload)

@@ -175,6 +175,11 @@ class DriverProcess:
                 what = awaited() if callable(awaited) else awaited
                 raise self.gone(f"before answering {what}" if what else "before answering")
 
+    @property
+    def stdout(self) -> LineReader:
+        """The reader of the process's stdout (`read_line` is the way to read it)."""
+        return self._stdout
+
     def exit_status(self, wait: float = 2.0) -> int | None:
         """The exit status, waiting up to `wait` seconds for it; `None` if still running."""
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -161,17 +161,11 @@ class Session:
             lambda request_id: encode(
                 {"type": "call", "id": request_id, "op": op.name, "args": args}
             ),
-            lambda request_id: f"{op.name} (request {request_id})",
+            op.name,
         )
-        try:
-            line = slot.wait()
-        except ProtocolError:
-            raise  # the stream broke: every caller waiting has it
-        except BaseException:
-            # The time limit, say: the others' answers still come, this one is dropped.
-            pipeline.abandon(slot)
-            raise
-        assert line is not None  # waited without a timeout
+        # Interrupted, the call is abandoned: the others' answers still come. A fault of
+        # the stream reaches every caller waiting.
+        line = pipeline.wait(slot)
         try:
             return self._answer(op, line, slot.request_id, slot.awaited)
         except ProtocolError as exc:
@@ -251,9 +245,12 @@ class Session:
                 if self._pipeline.fault is None:
                     slot = self._pipeline.send(
                         lambda request_id: encode(Shutdown(id=request_id).model_dump(mode="json")),
-                        lambda request_id: f"shutdown (request {request_id})",
+                        "shutdown",
                     )
-                    slot.wait(grace)
+                    if slot.direct:
+                        self.process.read_line(grace)
+                    else:
+                        slot.wait(grace)
             elif not self.busy:
                 self.process.send(encode(Shutdown(id=self._next_id).model_dump(mode="json")))
                 self.process.read_line(grace)

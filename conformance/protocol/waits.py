@@ -7,9 +7,7 @@ short slices. A lock that is free is taken at once, without a slice.
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Iterator
 from typing import Final
 
 WAIT_SLICE: Final = 0.05
@@ -33,11 +31,17 @@ def acquire(lock: threading.Lock, timeout: float | None = None) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def held(lock: threading.Lock) -> Iterator[None]:
+class held:
     """`lock` held for the block, taken by an interruptible wait."""
-    acquire(lock)
-    try:
-        yield
-    finally:
-        lock.release()
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock
+
+    def __enter__(self) -> None:
+        if not self._lock.acquire(blocking=False):
+            acquire(self._lock)
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
