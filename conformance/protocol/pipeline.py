@@ -33,7 +33,7 @@ kit's `serve` and most JSON writers order them, read without decoding the line."
 
 
 class _Id(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     id: int
 

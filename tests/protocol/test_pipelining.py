@@ -15,13 +15,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.driver import Driver
 from conformance.engine import LearningKind, learning
 from conformance.protocol import ProtocolError
 from conformance.protocol.client import exec_driver, hello
 from conformance.protocol.codec import encode
+from conformance.protocol.lines import LineReader
+from conformance.protocol.pipeline import Pipeline, reply_id
 from conformance.protocol.server import serve
-from conformance.time_limit import TimeLimitExceeded, run_within
+from conformance.time_limit import CallExpired, TimeLimitExceeded, run_within
 from reference_driver import ReferenceEngine
 
 SCRIPTED = Path(__file__).with_name("scripted_driver.py")
@@ -103,27 +107,40 @@ def test_threads_share_one_served_reference() -> None:
         assert len(provider.list("global", None, None)) == 8
 
 
-def test_a_call_past_its_limit_is_dropped_and_spares_the_others() -> None:
+@pytest.mark.parametrize("first", ["limited", "patient"])
+def test_a_call_past_its_limit_is_dropped_and_spares_the_others(first: str) -> None:
     # `hold-*` stores are answered only when another call comes: `hold-a` overruns its
     # limit while `hold-b` waits on; the process must serve on, and the late answer to
-    # `hold-a` must go to no one.
+    # `hold-a` must go to no one. The call made first reads the answers for both (the
+    # other waits), so both orders are run: the reader interrupted, and the waiter.
     with running(scripted("hold")) as driver:
         engine = driver.make_engine()
-        first = pid(engine)
+        process = pid(engine)
+        outcomes: dict[str, Any] = {}
 
-        def limited() -> Any:
-            return run_within(0.3, store(engine, "hold-a"), label="store()")
+        def limited() -> None:
+            try:
+                outcomes["a"] = run_within(0.5, store(engine, "hold-a"), label="store()")
+            except TimeLimitExceeded as exc:
+                outcomes["a"] = exc
 
-        box: list[Any] = []
-        patient = threading.Thread(target=lambda: box.append(store(engine, "hold-b")()))
-        patient.start()
-        [expired] = at_once(limited)
-        assert isinstance(expired, TimeLimitExceeded)
-        assert patient.is_alive()  # still waiting, undisturbed
+        def patient() -> None:
+            outcomes["b"] = store(engine, "hold-b")()
+
+        threads = {
+            "limited": threading.Thread(target=limited),
+            "patient": threading.Thread(target=patient),
+        }
+        for name in sorted(threads, key=lambda name: name != first):
+            threads[name].start()
+            time.sleep(0.1)  # its request is written before the other's
+        threads["limited"].join(5)
+        assert isinstance(outcomes["a"], TimeLimitExceeded)
+        assert "b" not in outcomes  # still waiting, undisturbed
         assert store(engine, "go")().id == "go"
-        patient.join(5)
-        assert [receipt.id for receipt in box] == ["hold-b"]
-        assert pid(engine) == first
+        threads["patient"].join(5)
+        assert outcomes["b"].id == "hold-b"
+        assert pid(engine) == process
 
 
 def test_a_fault_of_the_stream_fails_every_waiting_caller(tmp_path: Path) -> None:
@@ -198,3 +215,46 @@ def test_serve_answers_a_driver_that_is_not_thread_safe_in_order() -> None:
     assert answers[0]["concurrent"] is False
     assert [a["id"] for a in answers[1:]] == [1, 2, 3]
     assert took >= 0.3
+
+
+class CutProcess:
+    """A process stand-in whose every read is cut by the time limit after bytes left the
+    pipe (as `LineReader.fill` is, between `os.read` and the buffer)."""
+
+    command = "cut"
+
+    def __init__(self) -> None:
+        self.stdout = LineReader(0)
+
+    def send(self, data: bytes) -> None:
+        pass
+
+    def read_line(self, timeout: float | None = None, awaited: Any = "") -> bytes:
+        self.stdout.in_hand = True
+        raise CallExpired
+
+
+def test_a_reader_cut_mid_read_fails_every_waiting_caller() -> None:
+    # The bytes cut off may have held the others' answers, or half a line: no answer
+    # read afterwards could be trusted.
+    pipeline = Pipeline(CutProcess(), lambda line, request_id, open_slots: ProtocolError())
+    reader = pipeline.send(lambda request_id: b"", "engine.store")
+    waiter = pipeline.send(lambda request_id: b"", "engine.list")
+    assert reader.direct and not waiter.direct
+    with pytest.raises(CallExpired):
+        pipeline.wait(reader)
+    with pytest.raises(
+        ProtocolError, match="interrupted while reading from the driver process cut"
+    ):
+        pipeline.wait(waiter)
+    with pytest.raises(ProtocolError, match="interrupted while reading"):
+        pipeline.send(lambda request_id: b"", "engine.health")
+
+
+def test_an_answer_is_matched_by_its_top_level_id_wherever_it_stands() -> None:
+    assert reply_id(b'{"type":"result","id":7,"result":{"id":"n1","replayed":false}}\n') == 7
+    assert reply_id(b'{ "type": "error", "id": 12, "error": {} }\n') == 12
+    # Written in another key order, with an `id` inside the result before its own.
+    assert reply_id(b'{"result":{"id":3},"id":9,"type":"result"}\n') == 9
+    assert reply_id(b'{"type":"result","id":"9","result":null}\n') is None
+    assert reply_id(b"this is not json\n") is None
