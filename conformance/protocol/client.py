@@ -30,7 +30,7 @@ from conformance.protocol.errors import ProtocolError
 from conformance.protocol.messages import Handshake, Hello, KitInfo, Version
 from conformance.protocol.operations import BY_NAME, Operation, Target, operations_of
 from conformance.protocol.session import Answer, Session, validation_summary
-from conformance.protocol.waits import held
+from conformance.protocol.waits import acquire, held
 from conformance.provider import Capabilities
 from conformance.provider.constants import CONTRACT_VERSION
 from conformance.report import redact_text, secret_values
@@ -114,7 +114,10 @@ class Connection:
 
     def _enter(self) -> Session:
         """The current session, started if there is none, counted as used by the caller."""
-        with held(self._lock):  # interruptible: it is held while a process starts
+        lock = self._lock
+        if not lock.acquire(blocking=False):
+            acquire(lock)  # interruptible: it is held while a process starts
+        try:
             session = self._session
             if session is not None and not session.usable:
                 session.kill()
@@ -123,6 +126,8 @@ class Connection:
                 session = self._session = self._launcher.start()
             session.users += 1
             return session
+        finally:
+            lock.release()
 
     def _current(self) -> Session:
         """The current session, started if there is none (to look at its process)."""
@@ -133,13 +138,18 @@ class Connection:
     def _leave(self, session: Session, abandoned: BaseException | None = None) -> None:
         """The caller is done with `session`; one that `abandoned` its call (interrupted)
         has the process replaced if no other caller is using it."""
-        with held(self._lock):
+        lock = self._lock
+        if not lock.acquire(blocking=False):
+            acquire(lock)
+        try:
             session.users -= 1
             if abandoned is None or session.users > 0 or self._session is not session:
                 return
             # Decided under the lock: no caller can take the process between.
             session.kill()
             self._replace(replace=isinstance(abandoned, CallExpired))
+        finally:
+            lock.release()
 
     def _retire(self, session: Session, *, replace: bool = False) -> None:
         session.kill()

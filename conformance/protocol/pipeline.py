@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from conformance.protocol.errors import ProtocolError
 from conformance.protocol.process import DriverProcess
-from conformance.protocol.waits import acquire, held
+from conformance.protocol.waits import acquire
 
 _LEADING_ID: Final = re.compile(
     rb'\s*\{\s*(?:"type"\s*:\s*"(?:result|error)"\s*,\s*)?"id"\s*:\s*(\d+)\s*[,}]'
@@ -64,8 +64,11 @@ class Slot:
         """Whether its caller reads the answer itself (no other call was in flight)."""
         self.line = b""
         self.error: ProtocolError | None = None
-        self._ready = threading.Lock()
-        self._ready.acquire()
+        # Released when the answer is in; a caller reading its own answer needs none.
+        self._ready: threading.Lock | None = None
+        if not direct:
+            self._ready = threading.Lock()
+            self._ready.acquire()
 
     @property
     def awaited(self) -> str:
@@ -75,16 +78,19 @@ class Slot:
     def fill(self, line: bytes) -> None:
         """Hand the caller its answer."""
         self.line = line
-        self._ready.release()
+        if self._ready is not None:
+            self._ready.release()
 
     def fail(self, error: ProtocolError) -> None:
         """Hand the caller the stream's fault instead."""
         self.error = error
-        self._ready.release()
+        if self._ready is not None:
+            self._ready.release()
 
     def wait(self, timeout: float | None = None) -> bytes | None:
         """The answer line, waiting up to `timeout` seconds (`None` if it did not come);
-        the stream's fault if it broke."""
+        the stream's fault if it broke. Not for a `direct` slot."""
+        assert self._ready is not None
         if not acquire(self._ready, timeout):
             return None
         if self.error is not None:
@@ -135,7 +141,10 @@ class Pipeline:
 
         Interrupted while writing, the kit cannot know how much of the line went out: the
         stream is then broken for every caller."""
-        with held(self._writing):
+        writing = self._writing
+        if not writing.acquire(blocking=False):
+            acquire(writing)  # interruptible: a write to a full pipe blocks
+        try:
             with self._lock:
                 if self.fault is not None:
                     raise ProtocolError(str(self.fault))
@@ -161,6 +170,8 @@ class Pipeline:
                     )
                 )
                 raise
+        finally:
+            writing.release()
         return slot
 
     def wait(self, slot: Slot) -> bytes:
@@ -243,10 +254,11 @@ class Pipeline:
         request_id = reply_id(line)
         with self._lock:
             slot = None if request_id is None else self._open.pop(request_id, None)
-            if slot is None and request_id in self._abandoned:
-                self._abandoned.discard(request_id)
-                return None
-            still_open = sorted(self._open.values(), key=lambda s: s.request_id)
+            if slot is None:
+                if request_id in self._abandoned:
+                    self._abandoned.discard(request_id)
+                    return None
+                still_open = sorted(self._open.values(), key=lambda s: s.request_id)
         if slot is not None:
             slot.fill(line)
             return None

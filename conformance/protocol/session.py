@@ -78,13 +78,10 @@ class Session:
         except BaseException:
             self.process.kill()
             raise
-        if self.handshake.concurrent:
-            self._pipeline = Pipeline(self.process, self._stray)
-
-    @property
-    def concurrent(self) -> bool:
+        self.concurrent = self.handshake.concurrent
         """Whether several calls may be in flight at once (the handshake says so)."""
-        return self._pipeline is not None
+        if self.concurrent:
+            self._pipeline = Pipeline(self.process, self._stray)
 
     @property
     def usable(self) -> bool:
@@ -154,7 +151,7 @@ class Session:
         awaited = f"{op.name} (request {request_id})"
         self.process.send(encode({"type": "call", "id": request_id, "op": op.name, "args": args}))
         line = self.process.read_line(awaited=awaited)
-        return self._answer(op, line, request_id, awaited)
+        return self._answer(op, line, request_id)
 
     def _pipelined(self, pipeline: Pipeline, op: Operation, args: dict[str, Any]) -> Answer:
         slot = pipeline.send(
@@ -167,17 +164,18 @@ class Session:
         # the stream reaches every caller waiting.
         line = pipeline.wait(slot)
         try:
-            return self._answer(op, line, slot.request_id, slot.awaited)
+            return self._answer(op, line, slot.request_id)
         except ProtocolError as exc:
             pipeline.fail(exc)
             raise
 
-    def _answer(self, op: Operation, line: bytes, request_id: int, awaited: str) -> Answer:
+    def _answer(self, op: Operation, line: bytes, request_id: int) -> Answer:
         """The answer `line` gives to request `request_id` of `op`."""
         # A well-formed result is read in one pass; anything else is examined in full.
         done, value = op.read_reply(line, request_id)
         if done:
             return Answer("value", value)
+        awaited = f"{op.name} (request {request_id})"
         reply = self._message(line, f"the answer to {awaited}")
         if reply.get("id") == request_id:
             kind = reply.get("type")
