@@ -12,6 +12,12 @@ alone costs here.
 
 Suite: the check time (the report's durations summed) and the wall time of one pytest run
 in process, over `exec:` to the Python server, and over `exec:` to the Node.js example.
+
+Pipelining (`--pipelining` runs this table alone): N threads each making M calls (a
+provider store and get) at once on one object, against a driver process that says
+`concurrent` (its calls in flight together, answered by id) and against the same driver
+served one call at a time; for the reference, the reference with every call delayed
+5 ms, and the Node.js example with `delay_ms=5`.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +53,10 @@ from plugins.registry import resolve_driver  # noqa: E402
 SERVE = [sys.executable, "-m", "plugins.cli", "serve", "--driver", "reference"]
 CANNED = "benchmarks.canned_drivers:canned"
 SERVE_CANNED = [sys.executable, "-m", "plugins.cli", "serve", "--driver", CANNED]
+SERVE_DELAYED = [sys.executable, "-m", "plugins.cli", "serve", "--driver"]
+SERVE_DELAYED.append("benchmarks.delayed_drivers:delayed")
+THREADS = 8
+CALLS_PER_THREAD = 50
 NODE_DRIVER = ROOT / "examples" / "node-driver" / "driver.js"
 BATCH = 400
 BATCHES = 9
@@ -192,6 +203,76 @@ def suite_table() -> None:
         print("(node is not installed: the Node.js example was not run)")
 
 
+def threads_at_once(provider: Any, threads: int, calls: int) -> float:
+    """Seconds for `threads` threads to make `calls` calls each on `provider` at once."""
+
+    def work(thread: int) -> None:
+        for i in range(calls // 2):
+            key = f"t{thread}-{i}"
+            provider.store("global", key, f"entry {i}", "core", None, "internal")
+            provider.get("global", key)
+
+    with ThreadPoolExecutor(threads) as pool:
+        started = time.perf_counter()
+        list(pool.map(work, range(threads)))
+        return time.perf_counter() - started
+
+
+def pipelining_row(name: str, argv: list[str], options: dict[str, str]) -> None:
+    """One driver: 1 thread, then `THREADS` threads pipelined and served one at a time."""
+    figures = []
+    for threads, serial in ((1, False), (THREADS, False), (THREADS, True)):
+        driver = exec_driver(argv, {**options, **({"thread_safe": "false"} if serial else {})})
+        assert driver.thread_safe is not serial
+        provider = driver.make_provider()
+        threads_at_once(provider, 1, 20)  # warm: the process and the kit's code
+        took = threads_at_once(provider, threads, CALLS_PER_THREAD)
+        figures.append((took, threads * CALLS_PER_THREAD))
+        assert driver.release is not None
+        driver.release()
+    (one, one_n), (piped, n), (serial, _) = figures
+    print(
+        f"{name:<26} {one / one_n * 1e6:>9.0f}µs {n / piped:>10.0f}/s {n / serial:>10.0f}/s "
+        f"{serial / piped:>8.1f}x"
+    )
+
+
+def pipelining_table() -> None:
+    print(
+        f"\n{THREADS} threads × {CALLS_PER_THREAD} calls on one provider over exec: "
+        f"(load {', '.join(f'{x:.1f}' for x in os.getloadavg())})"
+    )
+    print(f"{'driver':<26} {'1 thread':>11} {'pipelined':>12} {'one at a time':>12} {'speedup':>8}")
+    pipelining_row("reference", SERVE_DELAYED, {"delay_ms": "0"})
+    pipelining_row("reference, 5 ms a call", SERVE_DELAYED, {"delay_ms": "5"})
+    node = shutil.which("node")
+    if node is None:
+        print("(node is not installed: the Node.js example was not run)")
+        return
+    # The Node.js example always says `concurrent`; one at a time is the kit's turn-taking
+    # stood in for by a single thread making every call.
+    argv = [node, str(NODE_DRIVER)]
+    figures = []
+    for threads in (1, THREADS):
+        driver = exec_driver(argv, {"delay_ms": "5"})
+        provider = driver.make_provider()
+        threads_at_once(provider, 1, 20)
+        total = threads * CALLS_PER_THREAD
+        figures.append((threads_at_once(provider, threads, CALLS_PER_THREAD), total))
+        assert driver.release is not None
+        driver.release()
+    (one, one_n), (piped, n) = figures
+    serial_rate = one_n / one
+    print(
+        f"{'Node.js, 5 ms a call':<26} {one / one_n * 1e6:>9.0f}µs {n / piped:>10.0f}/s "
+        f"{serial_rate:>10.0f}/s {n / piped / serial_rate:>8.1f}x"
+    )
+
+
 if __name__ == "__main__":
-    per_call_table()
-    suite_table()
+    if "--pipelining" in sys.argv[1:]:
+        pipelining_table()
+    else:
+        per_call_table()
+        suite_table()
+        pipelining_table()

@@ -22,7 +22,8 @@ class Delayed:
             return attr
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            time.sleep(self._delay)
+            if self._delay:
+                time.sleep(self._delay)
             answer = attr(*args, **kwargs)
             # A family (`as_documents()`) is remote too: its calls are delayed alike.
             if name.startswith("as_") and answer is not None:
@@ -33,10 +34,13 @@ class Delayed:
 
 
 def delayed(options: dict[str, str]) -> Driver:
-    """The reference driver, each call delayed by `delay_ms` milliseconds (default 5)."""
+    """The reference driver, each call delayed by `delay_ms` milliseconds (default 5);
+    `thread_safe=false` declares it not thread-safe (served over `exec:`, one call at a
+    time)."""
     delay = float(options.get("delay_ms", "5")) / 1000.0
     return Driver(
         name="delayed-reference",
         engine=lambda: Delayed(ReferenceEngine(), delay),
         provider=lambda: Delayed(ReferenceProvider(), delay),
+        thread_safe=options.get("thread_safe", "true") != "false",
     )

@@ -1,7 +1,8 @@
 """The driver process protocol (docs/protocol.md): drivers in any language.
 
 The kit runs a driver as a process and speaks newline-delimited JSON with it: a
-handshake, then one request and one response per call, in the contract's wire JSON.
+handshake, then one request and one response per call, in the contract's wire JSON (several
+calls in flight at once, answered by id, if the handshake says `concurrent`).
 `exec_driver` (the kit's side) turns a command into a `conformance.Driver`; `serve`
 (the driver's side) exposes a Python driver; `protocol_schema` is the JSON Schema of
 every message.

@@ -3,8 +3,10 @@
 `exec_driver(command, options)` starts the process once to learn what it offers (the
 handshake), and returns a `Driver` whose factories give objects with the profile's
 methods. Each object owns one process; every method is one request and one response.
-A process that breaks the protocol, or is abandoned mid-call by the kit's time limit, is
-stopped, and the object's next call starts a fresh one.
+A process whose handshake says `concurrent` takes calls from several threads at once,
+answered by id. A process that breaks the protocol, or is abandoned mid-call by the kit's
+time limit with no other call in flight, is stopped, and the object's next call starts a
+fresh one.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from conformance.engine import EngineDescriptor
 from conformance.protocol.errors import ProtocolError
 from conformance.protocol.messages import Handshake, Hello, KitInfo, Version
 from conformance.protocol.operations import BY_NAME, Operation, Target, operations_of
-from conformance.protocol.session import Session, validation_summary
+from conformance.protocol.session import Answer, Session, validation_summary
+from conformance.protocol.waits import acquire, held
 from conformance.provider import Capabilities
 from conformance.provider.constants import CONTRACT_VERSION
 from conformance.report import redact_text, secret_values
@@ -91,53 +94,94 @@ def _close_all() -> None:
 
 
 class Connection:
-    """The calls of one profile object, over one process at a time."""
+    """The calls of one profile object, over one process at a time.
+
+    A process whose handshake says `concurrent` takes the calls of every thread at once; a
+    caller the time limit interrupts abandons its request, and the process is replaced
+    only when no other caller is using it. Any other process takes one call at a time:
+    callers wait their turn, and one interrupted mid-call has its process replaced (the
+    stream is out of step).
+    """
 
     def __init__(self, launcher: Launcher, session: Session | None = None) -> None:
         self._launcher = launcher
         self._session = session
         self._lock = threading.Lock()
+        """Guards `_session` and its `users`."""
+        self._turn = threading.Lock()
+        """Held by the call under way on a serial session."""
         _live.add(self)
 
-    def _current(self) -> Session:
-        with self._lock:
+    def _enter(self) -> Session:
+        """The current session, started if there is none, counted as used by the caller."""
+        lock = self._lock
+        if not lock.acquire(blocking=False):
+            acquire(lock)  # interruptible: it is held while a process starts
+        try:
             session = self._session
-            if session is not None and (session.busy or session.closed):
-                # Still busy means the kit gave up waiting on another thread: that answer
-                # can no longer be matched, so the process is replaced.
+            if session is not None and not session.usable:
                 session.kill()
                 session = None
             if session is None:
                 session = self._session = self._launcher.start()
+            session.users += 1
             return session
+        finally:
+            lock.release()
+
+    def _current(self) -> Session:
+        """The current session, started if there is none (to look at its process)."""
+        session = self._enter()
+        self._leave(session)
+        return session
+
+    def _leave(self, session: Session, abandoned: BaseException | None = None) -> None:
+        """The caller is done with `session`; one that `abandoned` its call (interrupted)
+        has the process replaced if no other caller is using it."""
+        lock = self._lock
+        if not lock.acquire(blocking=False):
+            acquire(lock)
+        try:
+            session.users -= 1
+            if abandoned is None or session.users > 0 or self._session is not session:
+                return
+            # Decided under the lock: no caller can take the process between.
+            session.kill()
+            self._replace(replace=isinstance(abandoned, CallExpired))
+        finally:
+            lock.release()
 
     def _retire(self, session: Session, *, replace: bool = False) -> None:
         session.kill()
-        with self._lock:
-            if self._session is not session:
-                return
-            self._session = None
-            if replace:
-                # The fresh process starts now, on the time of the call that broke the old
-                # one, not on the next check's. If it cannot start, the next call says why.
-                with contextlib.suppress(ProtocolError):
-                    self._session = self._launcher.start()
+        with held(self._lock):
+            if self._session is session:
+                self._replace(replace=replace)
+
+    def _replace(self, *, replace: bool) -> None:
+        """Drop the current session (stopped), starting a fresh one if `replace`; with the
+        lock held."""
+        self._session = None
+        if replace:
+            # The fresh process starts now, on the time of the call that broke the old
+            # one, not on the next check's. If it cannot start, the next call says why.
+            with contextlib.suppress(ProtocolError):
+                self._session = self._launcher.start()
 
     def invoke(self, op: Operation, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
         """Call `op` with Python arguments; its Python result, or the contract's error."""
         payload = op.encode_args(args, kwargs)
-        session = self._current()
-        session.busy = True
-        try:
-            answer = session.call(op, payload)
-        except (ProtocolError, CallExpired):
-            # A fault, or the time limit interrupting the wait: the stream is out of step.
-            self._retire(session, replace=True)
-            raise
-        except BaseException:
-            self._retire(session)
-            raise
-        session.busy = False
+        session = self._session
+        if session is not None and session.usable and not session.concurrent:
+            with held(self._turn):
+                answer = self._in_turn(op, payload)
+        else:
+            session = self._enter()
+            if session.concurrent:
+                answer = self._pipelined(session, op, payload)
+            else:
+                self._leave(session)
+                with held(self._turn):
+                    answer = self._in_turn(op, payload)
         if answer.kind == "value":
             return answer.value
         if answer.kind == "error":
@@ -150,9 +194,40 @@ class Connection:
                 f"{op.result_name}: {validation_summary(exc)}"
             ) from None
 
+    def _pipelined(self, session: Session, op: Operation, payload: dict[str, Any]) -> Answer:
+        abandoned: BaseException | None = None
+        try:
+            return session.call(op, payload)
+        except ProtocolError:
+            # The stream broke: every caller waiting got the fault; the first replaces it.
+            self._retire(session, replace=True)
+            raise
+        except BaseException as exc:
+            abandoned = exc
+            raise
+        finally:
+            self._leave(session, abandoned)
+
+    def _in_turn(self, op: Operation, payload: dict[str, Any]) -> Answer:
+        session = self._session
+        if session is None or not session.usable:
+            session = self._current()
+        session.busy = True
+        try:
+            answer = session.call(op, payload)
+        except (ProtocolError, CallExpired):
+            # A fault, or the time limit interrupting the wait: the stream is out of step.
+            self._retire(session, replace=True)
+            raise
+        except BaseException:
+            self._retire(session)
+            raise
+        session.busy = False
+        return answer
+
     def close(self) -> None:
         """End the current process politely (`shutdown`), if there is one."""
-        with self._lock:
+        with held(self._lock):
             session, self._session = self._session, None
         if session is not None:
             session.close()
@@ -332,6 +407,6 @@ def exec_driver(
         release=release,
         command=tuple(argv),
         secret_options=frozenset(shake.secret_options),
-        # One request at a time per process: calls from two threads would interleave.
-        thread_safe=False,
+        # Several threads at once only for a driver that says it takes calls in flight.
+        thread_safe=shake.concurrent,
     )

@@ -46,6 +46,10 @@ class LineReader:
         self._pending = bytearray()
         self._scanned = 0
         """How much of `_pending` is known to hold no newline (a long line is scanned once)."""
+        self.in_hand = False
+        """Whether bytes have left the pipe or the buffer and the consumer has not yet
+        handed them on (it clears this when it has): an exception raised meanwhile (the
+        time limit's) may have lost them."""
         # `poll`, not `select`: a descriptor numbered past 1023 is fine.
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
@@ -57,6 +61,7 @@ class LineReader:
             self._scanned = len(self._pending)
             return None
         line = bytes(self._pending[: end + 1])
+        self.in_hand = True
         del self._pending[: end + 1]
         self._scanned = 0
         return line
@@ -64,9 +69,14 @@ class LineReader:
     def take_rest(self) -> bytes:
         """Whatever is buffered (a last line without its newline), emptying the buffer."""
         rest = bytes(self._pending)
+        self.in_hand = True
         self._pending.clear()
         self._scanned = 0
         return rest
+
+    def ready(self) -> bool:
+        """Whether some input is waiting: read already, or in the pipe."""
+        return bool(self._pending) or bool(self._poll.poll(0))
 
     @property
     def polling(self) -> bool:
@@ -85,8 +95,10 @@ class LineReader:
         A signal handler that raises (the kit's time limit) interrupts the wait."""
         if not self._wait(timeout):
             return None
+        held, self.in_hand = self.in_hand, True
         chunk = os.read(self.fd, READ_SIZE)
         self._pending += chunk
+        self.in_hand = held
         return bool(chunk)
 
     def readline(self) -> bytes:

@@ -2,7 +2,8 @@
 
 The kit writes `hello`, then `call`s, then `shutdown` on the driver's stdin; the driver
 answers `handshake` to the hello and `result` or `error` to every other message, on its
-stdout, each carrying the `id` of the message it answers.
+stdout, each carrying the `id` of the message it answers. A driver whose handshake says
+`concurrent` takes several calls in flight and may answer them in any order.
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ class Handshake(_Message):
     secret_options: list[str] = Field(default_factory=list)
     """Names of options that are credentials though their names do not say so; their
     values are kept out of every output, as a Python driver's `secret_options` are."""
+    concurrent: bool = False
+    """Whether the driver takes several calls in flight at once and may answer them in any
+    order, each answer carrying its call's `id` (the kit may then call it from several
+    threads at once); absent or false, the kit sends a call only once the previous one is
+    answered."""
 
 
 class Result(_Message):

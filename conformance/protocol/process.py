@@ -10,7 +10,7 @@ import shlex
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Final
 
 from conformance import clock
@@ -138,9 +138,12 @@ class DriverProcess:
         except (BrokenPipeError, ValueError, OSError):
             raise self.gone("while the kit wrote to it") from None
 
-    def read_line(self, timeout: float | None = None, awaited: str = "") -> bytes:
+    def read_line(
+        self, timeout: float | None = None, awaited: str | Callable[[], str] = ""
+    ) -> bytes:
         """The next line of stdout; `timeout` bounds the wait for a first byte (the
-        handshake). EOF is a `ProtocolError` naming what was `awaited`.
+        handshake). EOF is a `ProtocolError` naming what was `awaited` (a function: what
+        is awaited when the line fails to come).
 
         Off the main thread the wait is made in short slices, so the kit's time limit can
         interrupt it there too (a blocking wait cannot be interrupted but by a signal,
@@ -169,7 +172,13 @@ class DriverProcess:
                 if self._stdout.has_partial:
                     # A last line without its newline: the decoder says what is wrong.
                     return self._stdout.take_rest()
-                raise self.gone(f"before answering {awaited}" if awaited else "before answering")
+                what = awaited() if callable(awaited) else awaited
+                raise self.gone(f"before answering {what}" if what else "before answering")
+
+    @property
+    def stdout(self) -> LineReader:
+        """The reader of the process's stdout (`read_line` is the way to read it)."""
+        return self._stdout
 
     def exit_status(self, wait: float = 2.0) -> int | None:
         """The exit status, waiting up to `wait` seconds for it; `None` if still running."""

@@ -2,6 +2,8 @@
 // The driver protocol's plumbing (docs/protocol.md of tinymemory-conformance): one JSON
 // object per line on stdin and stdout, a handshake first, then one answer per call.
 // Nothing here knows about memory: `serve` takes the handshake and a table of operations.
+// The handshake says `concurrent`: the kit may send several calls before the first is
+// answered, and each is answered, by its id, as soon as its operation is done.
 
 const readline = require('node:readline');
 
@@ -17,7 +19,7 @@ class ContractError extends Error {
 }
 
 function send(message) {
-  // Writes to a pipe are synchronous on POSIX, so a reply is out before the next line is read.
+  // Writes to a pipe are synchronous on POSIX: each answer goes out whole, in one line.
   process.stdout.write(JSON.stringify(message) + '\n');
 }
 
@@ -29,9 +31,11 @@ function log(...parts) {
 // Answer the kit until it says `shutdown` or closes stdin.
 // `start(options)` returns `{ handshake, operations }`: the handshake fields, and a map
 // from operation name (`engine.store`, ...) to `{ target, call(args) }`; a call returns the
-// result's wire JSON or throws a ContractError.
+// result's wire JSON (or a promise of it) or throws a ContractError (or rejects with one).
 function serve(start) {
   let operations = null;
+  const inFlight = new Set();
+  let shuttingDown = false;
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => {
     let message;
@@ -48,30 +52,43 @@ function serve(start) {
       }
       const served = start(message.options || {});
       operations = served.operations;
-      send({ type: 'handshake', id: message.id, protocol: PROTOCOL, contract_version: CONTRACT, ...served.handshake });
+      send({
+        type: 'handshake', id: message.id, protocol: PROTOCOL, contract_version: CONTRACT,
+        concurrent: true, ...served.handshake,
+      });
     } else if (message.type === 'call') {
-      send(answer(operations, message));
+      // Not awaited: the next line is read while this call runs, and answered when done.
+      const answered = answer(operations, message).then(send);
+      inFlight.add(answered);
+      answered.finally(() => inFlight.delete(answered));
     } else if (message.type === 'shutdown') {
-      send({ type: 'result', id: message.id, result: null });
-      process.exit(0);
+      // The calls under way are answered first; nothing is read after the shutdown.
+      shuttingDown = true;
+      lines.close();
+      Promise.allSettled([...inFlight]).then(() => {
+        send({ type: 'result', id: message.id, result: null });
+        process.exit(0);
+      });
     } else {
       log('unknown message type:', message.type);
     }
   });
-  lines.on('close', () => process.exit(0));
+  lines.on('close', () => {
+    if (!shuttingDown) process.exit(0);
+  });
 }
 
 function refusal(id, message) {
   return { type: 'error', id, error: { name: 'Incompatible', message } };
 }
 
-function answer(operations, message) {
+async function answer(operations, message) {
   const operation = operations && operations[message.op];
   if (!operation) {
     return { type: 'error', id: message.id, error: { name: 'Unsupported', message: `no operation ${message.op}` } };
   }
   try {
-    const result = operation.call(message.args || {});
+    const result = await operation.call(message.args || {});
     return { type: 'result', id: message.id, result: result === undefined ? null : result };
   } catch (error) {
     if (error instanceof ContractError) {

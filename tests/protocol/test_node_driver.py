@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from conformance.protocol.client import exec_driver
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DRIVER = ROOT / "examples" / "node-driver" / "driver.js"
@@ -67,3 +71,27 @@ def test_the_node_driver_runs_from_pyproject_as_an_argument_list(
     result = pytester.runpytest("-q", "-k", "taint")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*tinymemory conformance of `node-memory`: pass*"])
+
+
+def test_the_node_driver_answers_calls_at_once_in_the_order_they_finish() -> None:
+    # With `delay_ms` each operation answers 150 ms after it came, without holding up the
+    # others: eight calls made at once take about 150 ms, not 1.2 s.
+    assert NODE is not None
+    driver = exec_driver([NODE, str(NODE_DRIVER)], {"delay_ms": "150"})
+    try:
+        assert driver.thread_safe
+        provider = driver.make_provider()
+
+        def store_and_get(i: int) -> str:
+            provider.store("global", f"k{i}", f"entry {i}", "core", None, "internal")
+            return str(provider.get("global", f"k{i}").content)
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            contents = list(pool.map(store_and_get, range(8)))
+        took = time.perf_counter() - started
+        assert contents == [f"entry {i}" for i in range(8)]
+        assert took < 1.2, took  # one call after another: 2.4 s
+    finally:
+        assert driver.release is not None
+        driver.release()
