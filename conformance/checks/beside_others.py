@@ -3,7 +3,9 @@
 A failure that goes away when the check runs alone is still the driver's (the contract
 holds a store to each call's answer whatever else it serves), but its cause is sharing:
 state kept between calls unsafely, or a driver that is not thread-safe. The result says
-so, and how to see it both ways.
+so, and how to see it both ways. A check left inconclusive only by load (a rate limit
+that outlasted the retries) takes its result alone; one left inconclusive by a call past
+its limit does not (beside others, that may be a deadlock).
 """
 
 from __future__ import annotations
@@ -26,10 +28,14 @@ def needs_alone_run(result: CheckResult) -> bool:
 
 def settle(beside: CheckResult, alone: CheckResult, width: int, serial_replay: str) -> CheckResult:
     """The check's result: `beside` (what it got with up to `width` checks at once) when the
-    run `alone` did not pass either; else a failure saying the fault shows only under
-    concurrency, with `beside`'s reason and how to replay the check serially."""
+    run `alone` did not pass either; `alone` when `beside` was only strained (the driver
+    stayed unavailable past the retries: load, not a wrong answer); else a
+    failure saying the fault shows only under concurrency, with `beside`'s reason and how
+    to replay the check serially."""
     if alone.outcome != "passed":
         return beside
+    if beside.outcome == "inconclusive" and beside.strained:
+        return alone
     reason = (
         f"{beside.outcome} only beside other checks: run with up to {width} checks at once "
         f"against the one driver instance it {beside.outcome}; run again alone, it passed. "

@@ -85,4 +85,5 @@ def run_one(
         full_trace=None if trace is None or error is None else full_trace(error, ctx.redact),
         owners=list(ending.owners) if isinstance(ending, PreconditionFailed) else [],
         hang=ending.hang if isinstance(ending, Inconclusive) else None,
+        strained=isinstance(ending, Inconclusive) and ending.transient,
     )

@@ -267,6 +267,7 @@ class CheckContext:
                         full_label() if full_label is not None else label,
                         f"the driver stayed unavailable after {attempt} retries: "
                         f"{self.redact(str(exc))}",
+                        transient=True,
                     ) from exc
                 self.last_raised = exc
                 shown = full_label() if full_label is not None else label

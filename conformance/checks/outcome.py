@@ -75,13 +75,22 @@ def not_applicable(reason: str) -> bool:
 
 class Inconclusive(Exception):
     """The check could not reach a verdict (a call ran past its time limit, say: `hang`
-    names it)."""
+    names it; `transient`: the driver stayed unavailable, as a store under load may)."""
 
-    def __init__(self, check_id: str, call: str, reason: str, hang: Hang | None = None) -> None:
+    def __init__(
+        self,
+        check_id: str,
+        call: str,
+        reason: str,
+        hang: Hang | None = None,
+        *,
+        transient: bool = False,
+    ) -> None:
         self.check_id = check_id
         self.call = call
         self.reason = reason
         self.hang = hang
+        self.transient = transient
         super().__init__(f"conformance check `{check_id}` is inconclusive at {call}: {reason}")
 
 
@@ -129,6 +138,9 @@ class CheckResult:
     """For a check inconclusive because a driver call hung: that call."""
     concurrency_only: bool = False
     """The check failed beside other checks running at once, and passed run alone."""
+    strained: bool = False
+    """Inconclusive because the driver stayed unavailable: a store under load may, beside
+    other checks, and not alone (a call past its limit may be a deadlock: not strain)."""
 
     @property
     def ok(self) -> bool:

@@ -142,3 +142,19 @@ def test_the_warm_up_runs_wide_only_when_the_process_was_mostly_idle(
     assert (because is None) == (width == 8)
     if because is not None:
         assert f"{busy:.0%}" in because and "GIL" in because
+
+
+def test_load_beside_others_takes_the_result_alone_and_a_wrong_answer_does_not() -> None:
+    from conformance.checks.beside_others import settle
+    from conformance.checks.outcome import CheckResult
+
+    passed = CheckResult("provider.x", "passed")
+    strained = CheckResult("provider.x", "inconclusive", "stayed unavailable", strained=True)
+    hung = CheckResult("provider.x", "inconclusive", "ran past the 60 s limit")
+    wrong = CheckResult("provider.x", "failed", "expected 1; got 2")
+    assert settle(strained, passed, 8, "pytest ...") is passed
+    for beside in (hung, wrong):
+        shown = settle(beside, passed, 8, "pytest ...")
+        assert shown.outcome == "failed" and shown.concurrency_only
+        assert f"{beside.outcome} only beside other checks" in shown.reason
+    assert settle(wrong, wrong, 8, "pytest ...") is wrong
