@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-untyped]
 from langgraph.store.sqlite import SqliteStore
-
-from conformance.provider import Invalid
 from tinymemory_langgraph import BaseStoreProvider
 from tinymemory_langgraph.embedding import DIMENSIONS, HashedWords
+
+from conformance.provider import Invalid
 
 
 class SqliteProvider(BaseStoreProvider):

@@ -154,9 +154,7 @@ class BaseStoreProvider(ProviderBase):
         if namespace is not None:
             validate_name(namespace)
             prefix = (ROOT, label(namespace))
-        found = self._store.search(
-            prefix, filter=_filter(category, session_id) or None, limit=_ALL
-        )
+        found = self._store.search(prefix, filter=_filter(category, session_id) or None, limit=_ALL)
         entries = [self._entry(item) for item in found]
         entries.sort(key=lambda e: (e.namespace or "", e.key))
         return entries
@@ -254,7 +252,5 @@ def _filter(category: MemoryCategory | None, session_id: str | None) -> dict[str
 
 def memory_provider() -> BaseStoreProvider:
     """A fresh `InMemoryStore` indexed by the hashed bag-of-words embedding."""
-    store = InMemoryStore(
-        index={"dims": DIMENSIONS, "embed": HashedWords(), "fields": ["content"]}
-    )
+    store = InMemoryStore(index={"dims": DIMENSIONS, "embed": HashedWords(), "fields": ["content"]})
     return BaseStoreProvider(store, "langgraph")
