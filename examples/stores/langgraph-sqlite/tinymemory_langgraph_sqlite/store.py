@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-untyped]
-from langgraph.store.sqlite import SqliteStore
+from langgraph.store.sqlite import SqliteStore  # type: ignore[import-untyped]
 from tinymemory_langgraph import BaseStoreProvider
 from tinymemory_langgraph.embedding import DIMENSIONS, HashedWords
 

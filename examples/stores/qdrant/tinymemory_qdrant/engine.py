@@ -200,7 +200,7 @@ class QdrantEngine(EngineBase):
             else:
                 doomed = self._matching(target.filter)
             if doomed:
-                self._client.delete(COLLECTION, points_selector=doomed)
+                self._client.delete(COLLECTION, points_selector=models.PointIdsList(points=doomed))
                 self._rebuild_when_mostly_deleted()
         return ForgetReport(forgotten=len(doomed))
 
