@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conformance.report import Report
 from tests.stores.recorded import (
     ADAPTERS,
     FUZZ_EXAMPLES,
@@ -104,6 +105,7 @@ def test_normalising_keeps_outcomes_and_drops_what_differs_run_to_run() -> None:
 def test_recorded_reports_are_normalised_runs_of_the_recorded_command() -> None:
     for adapter in ADAPTERS.values():
         recorded = json.loads(adapter.recorded.read_text())
+        Report.model_validate(recorded)  # a report as `report diff` and the matrix read it
         assert recorded["seed"] == SEED, adapter.name
         assert recorded["created_at"] == NORMALISED_TIME, adapter.name
         assert recorded["driver"]["name"] == adapter.name
