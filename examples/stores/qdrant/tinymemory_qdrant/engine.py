@@ -61,6 +61,7 @@ from conformance.engine import (
     validate_many,
 )
 from tinymemory_qdrant.filters import to_qdrant
+from tinymemory_qdrant.local import MEMORY, close_local, open_local
 from tinymemory_qdrant.payload import payload
 from tinymemory_qdrant.vectors import DIMENSIONS, VECTOR_HIT, dense, sparse
 
@@ -86,18 +87,32 @@ def point_id(item_id: str) -> str | None:
 class QdrantEngine(EngineBase):
     """The engine profile over a `QdrantClient` in local mode: `":memory:"` or a folder."""
 
-    def __init__(self, location: str = ":memory:") -> None:
-        self._client = (
-            QdrantClient(location=":memory:")
-            if location == ":memory:"
-            else QdrantClient(path=location)
-        )
-        # Replay is a read then a write: one lock makes it one step for this process.
-        self._lock = threading.Lock()
-        if not self._client.collection_exists(COLLECTION):
-            self._create()
-        self._slots = self._client.count(COLLECTION, exact=True).count
-        """Points written since the collection was made: live and deleted slots."""
+    def __init__(self, location: str = MEMORY) -> None:
+        self._local = open_local(location)
+        self._closed = False
+        with self._local.lock:
+            if not self._client.collection_exists(COLLECTION):
+                self._create()
+                self._local.slots = 0
+            elif self._local.holders == 1:
+                self._local.slots = self._client.count(COLLECTION, exact=True).count
+
+    @property
+    def _client(self) -> QdrantClient:
+        return self._local.client
+
+    @property
+    def _lock(self) -> threading.Lock:
+        # Replay is a read then a write: one lock per store makes it one step.
+        return self._local.lock
+
+    @property
+    def _slots(self) -> int:
+        return self._local.slots
+
+    @_slots.setter
+    def _slots(self, slots: int) -> None:
+        self._local.slots = slots
 
     def _create(self) -> None:
         self._client.create_collection(
@@ -149,8 +164,10 @@ class QdrantEngine(EngineBase):
         return EngineHealth.ok()
 
     def shutdown(self) -> None:
-        """Closes the client (a folder's lock is released)."""
-        self._client.close()
+        """Lets go of the client (the last engine on a folder closes it); idempotent."""
+        if not self._closed:
+            self._closed = True
+            close_local(self._local)
 
     # writes
 

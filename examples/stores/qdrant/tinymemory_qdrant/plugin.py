@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from conformance import Driver, DriverError
 from plugins import hookimpl
 from tinymemory_qdrant.engine import QdrantEngine
+from tinymemory_qdrant.local import MEMORY
 
 
 @hookimpl
@@ -14,5 +15,5 @@ def tinymemory_driver(name: str, options: Mapping[str, str]) -> Driver:
     unknown = sorted(set(options) - {"path"})
     if unknown:
         raise DriverError(f"driver `{name}` does not know the options {unknown}")
-    location = options.get("path", ":memory:")
+    location = options.get("path", MEMORY)
     return Driver(name=name, engine=lambda: QdrantEngine(location))
