@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+import threading
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -86,6 +87,10 @@ class BaseStoreProvider(ProviderBase):
     def __init__(self, store: BaseStore, name: str) -> None:
         self._store = store
         self._name = name
+        # LangGraph's delete does not say whether it removed anything, so forget looks
+        # first; the two steps run under one lock, or two threads forgetting one key
+        # would both answer True (provider.racing_writes caught it on SqliteStore).
+        self._forgetting = threading.Lock()
 
     def driver_id(self) -> str:
         return self._name
@@ -142,10 +147,11 @@ class BaseStoreProvider(ProviderBase):
     def forget(self, namespace: str, key: str) -> bool:
         validate_name(namespace)
         address = (ROOT, label(namespace))
-        if self._store.get(address, key) is None:
-            return False
-        self._store.delete(address, key)
-        return True
+        with self._forgetting:
+            if self._store.get(address, key) is None:
+                return False
+            self._store.delete(address, key)
+            return True
 
     def list(
         self, namespace: str | None, category: MemoryCategory | None, session_id: str | None
