@@ -97,12 +97,12 @@ class CheckPool:
     ) -> None:
         """`width`: how many jobs may run at once; `rebuild`: builds the driver again after
         a call was given up (None: the jobs after it go on with the same instance);
-        `warm_up`: run one job at a time first, and go wider only if the driver leaves the
-        process's CPU mostly idle (`warmup`)."""
+        `warm_up`: run one job at a time first, then `width`, and go on at once only if
+        that answered many more driver calls a second (`warmup`)."""
         self.width = width
-        self.warmup = Warmup(width) if warm_up and width > 1 else None
-        self.gate = Gate(1 if self.warmup is not None else width)
         self.calls = CallGate()
+        self.warmup = Warmup(width, lambda: self.calls.calls) if warm_up and width > 1 else None
+        self.gate = Gate(1 if self.warmup is not None else width)
         self.rebuild = rebuild
         self.stopped: str | None = None
         self.left_behind: list[tuple[str, HungCall]] = []
@@ -163,10 +163,10 @@ class CheckPool:
         job.done.set()
 
     def _widen(self) -> None:
-        if self.warmup is None or self.warmup.busy is not None:
+        if self.warmup is None:
             return
         width = self.warmup.decided()
-        if width is not None:
+        if width is not None and width != self.gate.width:
             self.gate.resize(width)
 
     @property
@@ -178,7 +178,7 @@ class CheckPool:
         """Why the jobs ran one at a time though more were allowed, if they did."""
         if self.width <= 1 or self.gate.width > 1:
             return None
-        if self.warmup is not None and self.warmup.busy is None:
+        if self.warmup is not None and self.warmup.gain is None:
             return (
                 "the checks ended within the warm-up, in which they run one at a time to "
                 "measure the driver"

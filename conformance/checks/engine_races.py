@@ -23,9 +23,10 @@ ROUNDS = 16
     storage=True,
 )
 def assert_racing_stores(engine: Any, ctx: CheckContext) -> None:
-    """Sixteen items, each stored by 8 threads released together: every receipt carries
-    the item's one id, exactly one says `replayed=False` (the others found it held),
-    and the item lists once.
+    """One item stored, then stored again by 8 threads released together: each receipt
+    a replay with its id. Then sixteen items, each stored by 8 threads released
+    together: every receipt carries the item's one id, exactly one says `replayed=False`
+    (the others found it held), and each item lists once.
 
     Catches a store that looks the fingerprint up and writes in two unguarded steps:
     two copies held, or two receipts that each say they wrote it. Skipped for a driver
@@ -33,7 +34,16 @@ def assert_racing_stores(engine: Any, ctx: CheckContext) -> None:
     """
     require_thread_safe(ctx)
     cleanup(engine, ctx)
-    kept: dict[str, StoreItem] = {}
+    held = note(ctx, "held before the race")
+    first = engine.store(held)
+    kept: dict[str, StoreItem] = {ctx.label(first.id, "held"): held}
+    replays = race(partial(engine.store, held))
+    ctx.require(
+        all(r.id == first.id and r.replayed for r in replays),
+        f"store(held) from {RACERS} threads at once, after it was stored",
+        f"every receipt a replay (replayed=True) with the first id, {ctx.named([first.id])}",
+        replays,
+    )
     for n in range(1, ROUNDS + 1):
         item = note(ctx, f"raced {n}")
         receipts = race(partial(engine.store, item))
@@ -52,4 +62,4 @@ def assert_racing_stores(engine: Any, ctx: CheckContext) -> None:
             "exactly one receipt with replayed=False, the others replayed=True",
             f"{written} with replayed=False",
         )
-        require_listed(engine, ctx, run_filter(ctx), kept, f"the {n} raced items, each once")
+    require_listed(engine, ctx, run_filter(ctx), kept, "the held item and the raced ones, once")

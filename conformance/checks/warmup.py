@@ -1,69 +1,83 @@
-"""Whether running checks at once gains anything against this driver: decided from a
-first stretch of checks run one at a time.
+"""Whether running checks at once gains anything against this driver: measured, not
+guessed, on the first checks of the run.
 
-Threads overlap only while they wait (on a socket, a pipe, a timer). A driver whose calls
-keep this process's CPU busy (an in-memory store in the kit's own process, say) gains
-nothing from them under the GIL, and loses to the switching and to the data of several
-checks held at once; so when the process was busy at least `CPU_BOUND` of the warm-up's
-wall time, the checks go on one at a time, and the report says why.
+The first `WARMUP` seconds of checks run one at a time, the next `WARMUP` seconds up to
+the asked width; the driver calls answered a second in each stretch are compared. Threads
+overlap only while they wait (on a socket, a pipe, a timer): a store across a network
+answers several times as many calls a second with checks at once, while an in-memory store
+in the kit's own process gains nothing under the GIL (or loses, to the switching and to the
+data of several checks held at once). Below `MIN_GAIN`, the rest of the run goes one check
+at a time, and the report says why. Both stretches share the machine's load, so a machine
+busy with other work does not sway the comparison.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Final
 
 from conformance import clock
 
-__all__ = ["CPU_BOUND", "WARMUP", "Warmup"]
+__all__ = ["MIN_GAIN", "WARMUP", "Warmup"]
 
 WARMUP: Final = 1.0
-"""Seconds of checks run one at a time before the width is decided."""
+"""Seconds of each stretch: one check at a time, then several."""
 
-CPU_BOUND: Final = 0.35
-"""The share of wall time the process's CPU was busy from which the driver counts as
-CPU-bound: a driver 5 ms away keeps it about 0.15 busy, the in-memory reference 0.5 to
-0.95 (less on a machine shared with other work)."""
+MIN_GAIN: Final = 1.5
+"""How many times as many calls a second checks at once must answer to go on at once."""
 
 
 class Warmup:
-    """Measures the warm-up and answers the width to run at, once decided."""
+    """The two stretches, and the width to run at once they are measured."""
 
     def __init__(
         self,
         width: int,
+        calls: Callable[[], int],
         *,
         seconds: float | None = None,
         wall: Callable[[], float] = clock.perf_counter,
-        cpu: Callable[[], float] = time.process_time,
     ) -> None:
+        """`calls`: how many driver calls have been answered so far."""
         self.width = width
         self.seconds = WARMUP if seconds is None else seconds
-        self._wall, self._cpu = wall, cpu
-        self._started = (wall(), cpu())
-        self.busy: float | None = None
-        """The share of the warm-up's wall time the CPU was busy, once measured."""
+        self._calls, self._wall = calls, wall
+        self._mark = (wall(), calls())
+        self._serial_rate: float | None = None
+        self.gain: float | None = None
+        """Calls a second at once over one at a time, once both stretches are measured."""
 
     def decided(self) -> int | None:
-        """The width to run at from now on, once the warm-up has lasted long enough."""
-        if self.busy is None:
-            wall = self._wall() - self._started[0]
-            if wall < self.seconds:
-                return None
-            self.busy = (self._cpu() - self._started[1]) / wall
-        return 1 if self.cpu_bound() else self.width
+        """The width to run at from now on (None: go on as now): 1 for the first stretch,
+        `width` for the second, then whichever answered more calls a second."""
+        if self.gain is not None:
+            return self.width if self.gain >= MIN_GAIN else 1
+        rate = self._rate()
+        if rate is None:
+            return None
+        if self._serial_rate is None:
+            self._serial_rate = rate
+            return self.width
+        self.gain = rate / self._serial_rate if self._serial_rate else float("inf")
+        return self.decided()
 
-    def cpu_bound(self) -> bool:
-        """Whether the warm-up found the process busy enough to run one check at a time."""
-        return self.busy is not None and self.busy >= CPU_BOUND
+    def _rate(self) -> float | None:
+        """Calls a second since the mark, once a stretch has lasted; the mark moves on."""
+        at, made = self._wall(), self._calls()
+        elapsed = at - self._mark[0]
+        if elapsed < self.seconds:
+            return None
+        rate = (made - self._mark[1]) / max(elapsed, 1e-9)
+        self._mark = (at, made)
+        return rate
 
     def serial_because(self) -> str | None:
         """Why the checks ran one at a time, when the warm-up decided so."""
-        if self.busy is None or not self.cpu_bound():
+        if self.gain is None or self.gain >= MIN_GAIN:
             return None
         return (
-            f"the driver's checks kept this process's CPU busy {self.busy:.0%} of the time "
-            f"while run one at a time: threads cannot run Python code at once (the GIL), "
-            f"so running checks at once gains nothing against it"
+            f"with {self.width} checks at once the driver answered {self.gain:.2f} times as "
+            f"many calls a second as with one (at least {MIN_GAIN:g} times is worth it): its "
+            f"calls keep this process busy rather than wait, and threads cannot run Python "
+            f"code at once (the GIL)"
         )

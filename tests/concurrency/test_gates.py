@@ -9,7 +9,7 @@ import pytest
 
 from conformance.checks.gate import Gate
 from conformance.checks.still import CallGate
-from conformance.checks.warmup import CPU_BOUND, Warmup
+from conformance.checks.warmup import Warmup
 
 
 def _in_thread(fn: object) -> threading.Thread:
@@ -126,22 +126,26 @@ def test_a_given_up_writer_no_longer_keeps_a_still_block_waiting() -> None:
 
 
 @pytest.mark.parametrize(
-    ("busy", "width"), [(CPU_BOUND + 0.05, 1), (CPU_BOUND - 0.05, 8), (0.02, 8), (0.95, 1)]
+    ("serial", "wide", "width"),
+    [(100, 160, 8), (100, 140, 1), (100, 95, 1), (10, 400, 8), (0, 5, 8)],
 )
-def test_the_warm_up_runs_wide_only_when_the_process_was_mostly_idle(
-    busy: float, width: int
+def test_the_warm_up_goes_on_at_once_only_when_that_answers_more_calls_a_second(
+    serial: int, wide: int, width: int
 ) -> None:
-    wall = [0.0]
-    cpu = [0.0]
-    warmup = Warmup(8, seconds=1.0, wall=lambda: wall[0], cpu=lambda: cpu[0])
-    wall[0], cpu[0] = 0.5, 0.5 * busy
-    assert warmup.decided() is None  # still warming up
-    wall[0], cpu[0] = 2.0, 2.0 * busy
+    wall, calls = [0.0], [0]
+    warmup = Warmup(8, lambda: calls[0], seconds=1.0, wall=lambda: wall[0])
+    wall[0], calls[0] = 0.5, serial // 2
+    assert warmup.decided() is None  # still one at a time
+    wall[0], calls[0] = 1.0, serial
+    assert warmup.decided() == 8  # now several at once
+    wall[0], calls[0] = 1.5, serial + wide // 2
+    assert warmup.decided() is None
+    wall[0], calls[0] = 2.0, serial + wide
     assert warmup.decided() == width
     because = warmup.serial_because()
     assert (because is None) == (width == 8)
     if because is not None:
-        assert f"{busy:.0%}" in because and "GIL" in because
+        assert f"{wide / serial:.2f} times" in because and "GIL" in because
 
 
 def test_load_beside_others_takes_the_result_alone_and_a_wrong_answer_does_not() -> None:
