@@ -21,7 +21,7 @@ from conformance.checks.outcome import RETAINS_NOTHING, not_applicable
 from conformance.constraints import describe_named
 from conformance.driver import Driver
 from conformance.engine.requests import FetchMode
-from conformance.fuzz.runner import FUZZ_TARGETS
+from conformance.fuzz_targets import FUZZ_TARGETS
 from conformance.report import (
     CheckEntry,
     Concurrency,

@@ -13,7 +13,7 @@ from _pytest._code.code import ReprExceptionInfo
 
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
-from conformance.fuzz.runner import FuzzTarget
+from conformance.fuzz_targets import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import (
     CheckEntry,

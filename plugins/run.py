@@ -29,15 +29,7 @@ from conformance.checks.runner import retention
 from conformance.checks.seeds import derive_seed, seeded_nonces
 from conformance.checks.traces import driver_error, driver_trace, full_trace
 from conformance.driver import Driver, DriverError, Profile, ProfileNotOffered
-from conformance.fuzz.runner import (
-    FUZZ_TARGETS,
-    FuzzConfigError,
-    FuzzFailure,
-    FuzzInconclusive,
-    FuzzReport,
-    FuzzTarget,
-    run_fuzz,
-)
+from conformance.fuzz_targets import FUZZ_TARGETS, FuzzTarget
 from conformance.interrupts import from_user
 from conformance.redaction import Redactor, is_credential_key
 from conformance.report import CheckEntry, Hang, Precondition, Repeats, not_offered_reason
@@ -454,6 +446,15 @@ class KitRun:
             entry.outcome = "skipped"
             entry.reason = not_offered_reason(self.driver.name, target.profile)
             return entry, replay
+        # Imported here: a run without --fuzz never loads the fuzzer (nor hypothesis).
+        from conformance.fuzz.runner import (
+            FuzzConfigError,
+            FuzzFailure,
+            FuzzInconclusive,
+            FuzzReport,
+            run_fuzz,
+        )
+
         s = self.settings
         seed = s.fuzz_seed
         if seed is None:

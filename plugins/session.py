@@ -12,7 +12,7 @@ import pytest
 from conformance.checks.catalogue import all_checks
 from conformance.checks.seeds import new_seed
 from conformance.driver import Driver, DriverError
-from conformance.fuzz.runner import FUZZ_TARGETS
+from conformance.fuzz_targets import FUZZ_TARGETS
 from conformance.interrupts import InterruptWatch
 from conformance.redaction import Redactor
 from conformance.report import redact_text, secret_values

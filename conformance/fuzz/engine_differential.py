@@ -73,6 +73,7 @@ from conformance.fuzz.bulk import bulk_items
 from conformance.fuzz.differential import Differential, StepNotApplicable, operation
 from conformance.fuzz.engine_relatives import filter_relative, item_relative
 from conformance.fuzz.pools import ENGINE_NODES
+from conformance.fuzz_targets import ENGINE_TARGET
 from conformance.readings import (
     PagedRead,
     best_first,
@@ -86,8 +87,6 @@ from conformance.relatives import relative
 
 __all__ = ["ENGINE_TARGET", "EngineDifferential", "engine_oracle", "handle_of"]
 
-ENGINE_TARGET: Final = "fuzz.engine.differential"
-"""The check id of the engine differential."""
 
 _ORACLE_PAGE: Final = 1_000_000
 """The oracle is read in one page: it holds only this run's items."""

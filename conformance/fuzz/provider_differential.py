@@ -48,6 +48,7 @@ from conformance.fuzz.differential import (
 )
 from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.strategies import BAD_CURSOR
+from conformance.fuzz_targets import PROVIDER_TARGET
 from conformance.provider import (
     ENTRY_KIND,
     GLOBAL_NAMESPACE,
@@ -74,8 +75,6 @@ from conformance.relatives import relative
 
 __all__ = ["PROVIDER_TARGET", "ProviderDifferential", "provider_oracle"]
 
-PROVIDER_TARGET: Final = "fuzz.provider.differential"
-"""The check id of the provider differential."""
 
 MAX_PAGES: Final = 10_000
 """Export pages after which an export that still hands out cursors is judged never to end."""

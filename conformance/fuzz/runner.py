@@ -37,12 +37,10 @@ from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.driver import Profile
 from conformance.fuzz.config import EngineFuzzConfig, ProviderFuzzConfig
 from conformance.fuzz.differential import Abandoned, FoundFailure, FuzzConfigError
-from conformance.fuzz.engine_differential import ENGINE_TARGET
 from conformance.fuzz.engine_machine import engine_state_machine
 from conformance.fuzz.minimise import Replayer, same_failure, shrink
 from conformance.fuzz.narrowing import narrow_engine, narrow_provider
 from conformance.fuzz.progress import ProgressMeter
-from conformance.fuzz.provider_differential import PROVIDER_TARGET
 from conformance.fuzz.provider_machine import provider_state_machine
 from conformance.fuzz.repro import repro_source, write_repro
 from conformance.fuzz.scale import run_scale
@@ -52,6 +50,7 @@ from conformance.fuzz.steps import FailureSink, Step, program
 from conformance.fuzz.storage import kit_storage
 from conformance.fuzz.subject import Subject, subject_of
 from conformance.fuzz_defaults import DEFAULT_EXAMPLES, DEFAULT_STEPS
+from conformance.fuzz_targets import FUZZ_TARGETS, FuzzTarget
 
 __all__ = [
     "DEFAULT_EXAMPLES",
@@ -72,54 +71,6 @@ DEFAULT_SHRINK_CALLS: Final = 20_000
 always gives the same minimal program."""
 
 
-@dataclass(frozen=True)
-class FuzzTarget:
-    """One fuzz target: its stable id, the profile it drives, and what it enforces."""
-
-    id: str
-    profile: Profile
-    title: str
-    clause: str
-
-
-FUZZ_TARGETS: Final[Mapping[str, FuzzTarget]] = {
-    ENGINE_TARGET: FuzzTarget(
-        ENGINE_TARGET,
-        "engine",
-        "Random operation sequences agree with the reference engine",
-        (
-            "items-and-fingerprints.md#fingerprint, "
-            "engine-operations.md#store-replay, engine-operations.md#store-many, "
-            "engine-operations.md#descriptor, engine-operations.md#health, "
-            "engine-operations.md#list, engine-operations.md#fetch, "
-            "engine-operations.md#fetch-best-first, "
-            "engine-operations.md#recall, engine-operations.md#get, "
-            "engine-operations.md#explore, engine-operations.md#forget-ids, "
-            "engine-operations.md#forget-filter, cursors.md#cursor-progress, "
-            "cursors.md#writes-between-pages, "
-            "errors.md#refusals-change-nothing, kit-choices.md#opaque-ids, "
-            "kit-choices.md#retention-probe, kit-choices.md#isolation"
-        ),
-    ),
-    PROVIDER_TARGET: FuzzTarget(
-        PROVIDER_TARGET,
-        "provider",
-        "Random operation sequences agree with the reference provider",
-        (
-            "provider-families.md#core-store, provider-families.md#core-round-trip, "
-            "provider-families.md#core-forget, provider-families.md#core-list, "
-            "provider-families.md#core-namespaces, provider-families.md#recall, "
-            "provider-families.md#recall-best-first, provider-families.md#recall-filters, "
-            "provider-families.md#recall-min-score, provider-families.md#capabilities, "
-            "provider-families.md#provider-health, "
-            "provider-families.md#taint, provider-families.md#portability-import, "
-            "provider-families.md#sections-preserved, provider-families.md#documents-family, "
-            "kit-choices.md#document-ids, "
-            "errors.md#refusals-change-nothing, kit-choices.md#namespace-none, "
-            "kit-choices.md#retention-probe, kit-choices.md#isolation"
-        ),
-    ),
-}
 """The fuzz targets by id."""
 
 
