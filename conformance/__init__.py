@@ -8,20 +8,34 @@ The names below are the ones a driver author reaches for first.
 
 from typing import TYPE_CHECKING, Any
 
-from conformance.bridge import SyncFace, as_sync
-from conformance.driver import (
-    PROFILES,
-    Driver,
-    DriverError,
-    Profile,
-    ProfileNotOffered,
-    detect_profile,
-    missing_methods,
-    reject_options,
-)
-
 if TYPE_CHECKING:
+    from conformance.bridge import SyncFace as SyncFace
+    from conformance.bridge import as_sync as as_sync
     from conformance.checks import *  # noqa: F403
+    from conformance.driver import (
+        PROFILES as PROFILES,
+    )
+    from conformance.driver import (
+        Driver as Driver,
+    )
+    from conformance.driver import (
+        DriverError as DriverError,
+    )
+    from conformance.driver import (
+        Profile as Profile,
+    )
+    from conformance.driver import (
+        ProfileNotOffered as ProfileNotOffered,
+    )
+    from conformance.driver import (
+        detect_profile as detect_profile,
+    )
+    from conformance.driver import (
+        missing_methods as missing_methods,
+    )
+    from conformance.driver import (
+        reject_options as reject_options,
+    )
     from conformance.fuzz import (
         FUZZ_TARGETS as FUZZ_TARGETS,
     )
@@ -52,6 +66,19 @@ if TYPE_CHECKING:
         SectionView,
     )
 
+_DRIVER_NAMES = frozenset(
+    {
+        "PROFILES",
+        "Driver",
+        "DriverError",
+        "Profile",
+        "ProfileNotOffered",
+        "detect_profile",
+        "missing_methods",
+        "reject_options",
+    }
+)
+_BRIDGE_NAMES = frozenset({"SyncFace", "as_sync"})
 _SECTION_NAMES = frozenset(
     {
         "MAX_SECTION_NAMESPACES",
@@ -103,8 +130,17 @@ _FUZZ_NAMES = frozenset(
 
 
 def __getattr__(name: str) -> Any:
-    # The suites and the Section API load on first use, so that importing the kit (as
-    # pytest does for every run once it is installed) stays cheap when no driver is asked.
+    # Everything loads on first use, the contract's models too (hundreds of milliseconds):
+    # pytest imports the kit's plugin for every run once it is installed, and a run that
+    # asks for no driver should pay for none of it.
+    if name in _DRIVER_NAMES:
+        import conformance.driver as driver
+
+        return getattr(driver, name)
+    if name in _BRIDGE_NAMES:
+        import conformance.bridge as bridge
+
+        return getattr(bridge, name)
     if name in _SECTION_NAMES:
         import conformance.sections as sections
 

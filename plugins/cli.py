@@ -8,22 +8,24 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 import conformance
-from conformance.checks.catalogue import all_checks
-from conformance.driver import DriverError
-from conformance.report import Report, diff_reports, redact_text
-from conformance.rules import clause_markdown
-from plugins.explain import UnknownCheck, explain
-from plugins.misspelt import MisspeltOptions
-from plugins.registry import available_drivers, resolve_driver
+from conformance.redaction import redact_text
 from plugins.settings import SETTINGS, FileTable, add_flags, read_pyproject, unknown_keys
+
+if TYPE_CHECKING:
+    from conformance.report import Report
+
+# Each command imports what it uses when it runs: `serve` starts every process of a served
+# or isolated driver (again after each crash), and needs neither pytest, the suites nor
+# the report model.
 
 
 def _drivers(_: argparse.Namespace) -> int:
+    from conformance.driver import DriverError
+    from plugins.registry import available_drivers, resolve_driver
+
     rows = [("name", "distribution", "version", "profiles")]
     for info in available_drivers():
         try:
@@ -38,6 +40,9 @@ def _drivers(_: argparse.Namespace) -> int:
 
 
 def _checks(args: argparse.Namespace) -> int:
+    from conformance.checks.catalogue import all_checks
+    from conformance.rules import clause_markdown
+
     checks = [c for c in all_checks() if args.profile in (None, c.profile)]
     if args.markdown:
         print("| id | profile | title | clause | needs | storage |")
@@ -56,6 +61,8 @@ def _checks(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from plugins.explain import UnknownCheck, explain
+
     try:
         print(explain(args.check_id))
     except UnknownCheck as exc:
@@ -98,6 +105,10 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if missing is not None:
             print(f"tinymemory-conformance run: {missing}", file=sys.stderr)
             return 2
+    import pytest
+
+    from plugins.misspelt import MisspeltOptions
+
     argv = [*quiet, "--ignore-glob=*", "-p", "no:cacheprovider", "-rfEs", *_pytest_args(args)]
     return int(pytest.main([*argv, *extra], plugins=[MisspeltOptions()]))
 
@@ -125,6 +136,7 @@ def _no_driver(file: FileTable) -> str | None:
 def _serve(args: argparse.Namespace) -> int:
     # Imported on use: the other commands never load the protocol.
     from conformance.protocol.server import serve_stdio
+    from plugins.registry import resolve_driver
     from plugins.settings import parse_option_pairs
 
     return serve_stdio(args.driver, parse_option_pairs(args.driver_option), resolve_driver)
@@ -132,6 +144,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _read_report(name: str) -> Report | str:
     """The report in file `name`, or why it cannot be read, naming the file."""
+    from pydantic import ValidationError
+
+    from conformance.report import Report
+
     path = Path(name)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -151,6 +167,8 @@ def _read_report(name: str) -> Report | str:
 
 
 def _report_diff(args: argparse.Namespace) -> int:
+    from conformance.report import Report, diff_reports
+
     old, new = _read_report(args.old), _read_report(args.new)
     for problem in (old, new):
         if isinstance(problem, str):
@@ -340,6 +358,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.report_command == "schema":
+            from conformance.report import Report
+
             print(json.dumps(Report.model_json_schema(by_alias=True), indent=2))
             return 0
         if args.report_command == "matrix":

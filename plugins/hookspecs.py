@@ -15,10 +15,14 @@ implements `tinymemory_driver`, marked with `plugins.hookimpl`:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from conformance.driver import Driver
+if TYPE_CHECKING:
+    # Only named in the hook's signature: a driver's plugin module imports `hookimpl`
+    # from here, and need not load the contract's models to do so.
+    from conformance.driver import Driver
 
 PROJECT = "tinymemory"
 ENTRY_POINT_GROUP = "tinymemory.drivers"

@@ -7,7 +7,6 @@ times them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,6 @@ FAULTS: dict[str, list[type]] = {
         broken_providers.ExportRefusesCursorAtTheEnd,
     ],
 }
-CASES = [(target, fault) for target, faults in FAULTS.items() for fault in faults]
 SEED = 20261129
 SHRINK_CALLS = 4000
 """Shrinking kept short: these tests are about finding, and the file failing."""
@@ -55,49 +53,52 @@ def _same_reason(reason: str, output: str) -> bool:
     )
 
 
-Found = Callable[[str], dict[str, FuzzFailure]]
+GROUPS_PER_TARGET = {ENGINE_TARGET: 2, PROVIDER_TARGET: 1}
+"""Each target's faults are fuzzed in groups of about 20 s, one test each: `-n 2` balances
+them, and no group is fuzzed twice (a module fixture was, on each worker that ran one of
+its tests). More groups would cost a pytest process each for the regression files."""
+GROUPS = [
+    pytest.param(target, faults[n::count], id=f"{target}-{n + 1}of{count}")
+    for target, faults in FAULTS.items()
+    for count in [GROUPS_PER_TARGET[target]]
+    for n in range(count)
+]
 
 
-@pytest.fixture(scope="module")
-def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
-    """Fuzz each faulty driver of a target once at the default budget, on first use of
-    that target in this process."""
-    runs: dict[str, dict[str, FuzzFailure]] = {}
-
-    def failures_of(target: str) -> dict[str, FuzzFailure]:
-        if target not in runs:
-            repro_dir = tmp_path_factory.mktemp(f"{target}-repro")
-            runs[target] = {}
-            for fault in FAULTS[target]:
-                try:
-                    run_fuzz(
-                        target, fault, seed=SEED, shrink_calls=SHRINK_CALLS, repro_dir=repro_dir
-                    )
-                except FuzzFailure as failure:
-                    runs[target][fault.__name__] = failure
-        return runs[target]
-
-    return failures_of
+def test_every_fault_is_in_exactly_one_group() -> None:
+    for target, faults in FAULTS.items():
+        grouped = [f for p in GROUPS if p.values[0] == target for f in p.values[1]]
+        assert sorted(f.__name__ for f in grouped) == sorted(f.__name__ for f in faults)
 
 
-@pytest.mark.parametrize(("target", "fault"), CASES, ids=lambda v: getattr(v, "__name__", v))
-def test_the_fuzzer_finds_the_fault(found: Found, target: str, fault: type) -> None:
-    failure = found(target).get(fault.__name__)
-    assert failure is not None, f"{fault.__name__} passed a default fuzz run"
-    assert failure.check_id == target
-    assert failure.seed == SEED
-    text = str(failure)
-    assert "Minimal failing program" in text and "with fuzz.program() as m:" in text
-    assert failure.repro_path is not None and failure.repro_path.exists()
-
-
-@pytest.mark.parametrize("target", list(FAULTS))
-def test_each_reproduction_fails_alone_and_passes_against_the_reference(
-    found: Found, target: str, tmp_path: Path
+@pytest.mark.parametrize(("target", "group"), GROUPS)
+def test_the_fuzzer_finds_each_fault_and_its_reproduction_fails_alone(
+    target: str, group: list[type], tmp_path: Path
 ) -> None:
+    """Each fault of `group` is found at the default budget; then the regression tests
+    written, run alone in one pytest process, each fail for the reason the fuzzer gave
+    and pass against the reference driver."""
+    repro_dir = tmp_path / "repro"
+    repro_dir.mkdir()
+    found: dict[str, FuzzFailure] = {}
+    for fault in group:
+        try:
+            run_fuzz(target, fault, seed=SEED, shrink_calls=SHRINK_CALLS, repro_dir=repro_dir)
+        except FuzzFailure as failure:
+            found[fault.__name__] = failure
+    assert [f.__name__ for f in group if f.__name__ not in found] == [], (
+        "these faults passed a default fuzz run"
+    )
+    for name, failure in found.items():
+        assert failure.check_id == target, name
+        assert failure.seed == SEED, name
+        text = str(failure)
+        assert "Minimal failing program" in text and "with fuzz.program() as m:" in text, name
+        assert failure.repro_path is not None and failure.repro_path.exists(), name
+
     files: list[Path] = []
     reasons: dict[str, str] = {}
-    for failure in found(target).values():
+    for failure in found.values():
         assert failure.repro_path is not None
         files.append(failure.repro_path)
         files.append(with_driver(failure.repro_path, "reference", tmp_path))

@@ -20,8 +20,17 @@ WORKFLOW = EXAMPLE / ".github" / "workflows" / "conformance.yml"
 
 
 def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    # Without PYTHONPATH: set to a checkout (as the test instructions have it), it would put
+    # that checkout's kit before the installed wheel in the vendor's environment.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     return subprocess.run(
-        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+        [str(a) for a in args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

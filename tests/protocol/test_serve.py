@@ -39,12 +39,18 @@ FAULT_DRIVER = Path(__file__).with_name("fault_driver.py")
 TIMING = {"duration", "created_at"}
 
 
-def report_of(pytester: pytest.Pytester, spec: str, name: str) -> dict[str, Any]:
+PARTS = {
+    "suite": [],
+    "fuzz": ["--fuzz", "--fuzz-examples=15", "--fuzz-seed=20260401", "-k", "fuzz"],
+}
+"""The suite and the fuzzer compared in two tests, not one: `-n 2` runs them side by side."""
+FUZZED = {"suite": set(), "fuzz": {"fuzz.engine.differential", "fuzz.provider.differential"}}
+
+
+def report_of(pytester: pytest.Pytester, spec: str, name: str, part: str) -> dict[str, Any]:
     result = pytester.runpytest(
         f"--driver={spec}",
-        "--fuzz",
-        "--fuzz-examples=15",
-        "--fuzz-seed=20260401",
+        *PARTS[part],
         # One run seed for both: the same markers, so check by check the same calls.
         "--conformance-seed=20260401",
         f"--conformance-report={name}.json",
@@ -59,13 +65,16 @@ def untimed(entry: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in entry.items() if key not in TIMING}
 
 
-def test_served_reference_reports_exactly_as_in_process(pytester: pytest.Pytester) -> None:
-    local = report_of(pytester, "reference", "local")
-    served = report_of(pytester, SERVE_SPEC, "served")
+@pytest.mark.parametrize("part", list(PARTS))
+def test_served_reference_reports_exactly_as_in_process(
+    pytester: pytest.Pytester, part: str
+) -> None:
+    local = report_of(pytester, "reference", "local", part)
+    served = report_of(pytester, SERVE_SPEC, "served", part)
     assert [c["id"] for c in served["checks"]] == [c["id"] for c in local["checks"]]
     for here, there in zip(local["checks"], served["checks"], strict=True):
         assert untimed(there) == untimed(here), here["id"]
-    assert any(c["id"] == "fuzz.engine.differential" for c in served["checks"])
+    assert {c["id"] for c in served["checks"] if c["id"].startswith("fuzz.")} == FUZZED[part]
     assert served["profiles"] == local["profiles"]
     assert served["summary"] == local["summary"]
     # The driver is the same one, named by its handshake; only where it came from differs.
