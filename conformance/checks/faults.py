@@ -168,6 +168,10 @@ PROVEN_AGAINST: Final[Mapping[str, tuple[Fault, ...]]] = {
         Fault("ForgetExactFieldsAsPrefixes", "forget matches exact fields as prefixes"),
         Fault("ForgetWindowAtMicroseconds", "forget compares the window at microseconds"),
     ),
+    "engine.racing_stores": (
+        Fault("StoresInTwoSteps", "racing stores of one item each write a copy"),
+        Fault("RaceLoserSaysWritten", "a store that lost a race says it wrote the item"),
+    ),
     "engine.replay": (
         Fault("NeverReplay", "store always answers replayed=false"),
         Fault("ReplayNewId", "a replay says so, but answers an id of its own"),
