@@ -6,6 +6,7 @@ explore, recall citing fewer items than its limit, times at any UTC offset."""
 from __future__ import annotations
 
 import builtins
+import threading
 import uuid
 
 import pytest
@@ -47,12 +48,15 @@ class OpaqueIds(ReferenceEngine):
         super().__init__()
         self._out: dict[str, str] = {}
         self._in: dict[str, str] = {}
+        # Racing stores of one item must be given one id (engine.racing_stores).
+        self._naming = threading.Lock()
 
     def _opaque(self, inner: str) -> str:
-        if inner not in self._out:
-            self._out[inner] = f"id-{uuid.uuid4().hex}"
-            self._in[self._out[inner]] = inner
-        return self._out[inner]
+        with self._naming:
+            if inner not in self._out:
+                self._out[inner] = f"id-{uuid.uuid4().hex}"
+                self._in[self._out[inner]] = inner
+            return self._out[inner]
 
     def _hits(self, hits: builtins.list[Hit]) -> builtins.list[Hit]:
         return [hit.model_copy(update={"id": self._opaque(hit.id)}) for hit in hits]
