@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from pydantic import BaseModel
+
 from conformance import clock
 from conformance.bridge import as_sync
 from conformance.checks.copies import edits, private_copy
@@ -106,16 +108,27 @@ def describe(value: object, width: int = 60) -> str:
 
 
 def _repr_head(value: object, width: int) -> str:
-    """`repr(value)`, or for a list only as much of it as `width` shows (a batch of a
-    hundred items is not rendered whole to show its first sixty characters)."""
-    if not isinstance(value, list):
-        return repr(value)
-    head = "["
-    for index, item in enumerate(value):
-        head += (", " if index else "") + repr(item)
-        if len(head) > width:
-            return head
-    return head + "]"
+    """`repr(value)`, or a prefix of it at least `width` characters long: a batch of a
+    hundred items, or a model of many fields, is not rendered whole to show its first
+    sixty characters (labels are made for every driver call)."""
+    if isinstance(value, list):
+        head = "["
+        for index, item in enumerate(value):
+            head += (", " if index else "") + _repr_head(item, width - len(head))
+            if len(head) > width:
+                return head
+        return head + "]"
+    if isinstance(value, BaseModel) and type(value).__repr__ is BaseModel.__repr__:
+        # As pydantic renders it (`Name(field=value, ...)`), stopping once past `width`.
+        head = f"{value.__repr_name__()}("
+        for index, (name, field_value) in enumerate(value.__repr_args__()):
+            if len(head) > width:
+                return head
+            shown = f"{name}=" if name is not None else ""
+            head += (", " if index else "") + shown
+            head += _repr_head(field_value, width - len(head))
+        return head + ")"
+    return repr(value)
 
 
 def short_label(label: str) -> str:
