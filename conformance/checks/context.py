@@ -9,7 +9,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from pydantic import BaseModel
 
@@ -120,7 +120,7 @@ def _repr_head(value: object, width: int) -> str:
         return head + "]"
     if isinstance(value, BaseModel) and type(value).__repr__ is BaseModel.__repr__:
         # As pydantic renders it (`Name(field=value, ...)`), stopping once past `width`.
-        head = f"{value.__repr_name__()}("
+        head = f"{cast(Any, value).__repr_name__()}("
         for index, (name, field_value) in enumerate(value.__repr_args__()):
             if len(head) > width:
                 return head
