@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Final
@@ -16,6 +17,11 @@ import pytest
 
 REQUIRE: Final = "TINYMEMORY_REQUIRE_BROWSER"
 """Set to `1` (CI does), a missing browser fails the tests instead of skipping them."""
+INSTALLING: Final = "TINYMEMORY_CHROMIUM_STATUS"
+"""A file CI's background install of the browser writes its exit status to when done: the
+tests wait for it (the rest of the suite does not)."""
+INSTALL_WAIT: Final = 600.0
+"""Seconds to wait for that install."""
 ARTIFACTS: Final = "TINYMEMORY_ARTIFACTS"
 """Where the screenshots go; default `.ci/artifacts/` in the checkout."""
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -36,9 +42,29 @@ TIMEOUT: Final = 90.0
 """Seconds one browser run may take (a cold start on a loaded two-core machine)."""
 
 
+def _installed() -> None:
+    """Wait for CI's background install of the browser, if one is under way; fail the
+    test, with the install's output, when it failed."""
+    status = os.environ.get(INSTALLING)
+    if not status:
+        return
+    path = Path(status)
+    deadline = time.monotonic() + INSTALL_WAIT
+    while not path.is_file() or not path.read_text().strip():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the browser's install did not end within {INSTALL_WAIT:g} s")
+        time.sleep(0.5)
+    code = path.read_text().strip()
+    if code != "0":
+        log = path.with_suffix(".log")
+        shown = log.read_text()[-3000:] if log.is_file() else "(no log)"
+        pytest.fail(f"installing the browser failed (status {code}):\n{shown}")
+
+
 def chromium() -> str:
-    """The browser's path; skips the test when there is none, or fails it when
-    `TINYMEMORY_REQUIRE_BROWSER=1`."""
+    """The browser's path, once CI's install of it has ended; skips the test when there
+    is none, or fails it when `TINYMEMORY_REQUIRE_BROWSER=1`."""
+    _installed()
     found = shutil.which("chromium")
     if found is not None:
         return found
