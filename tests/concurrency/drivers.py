@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from benchmarks.delayed_drivers import Delayed
 from conformance import Driver
 from conformance.provider import MemoryCategory, MemoryTaint
 from reference_driver.engine import ReferenceEngine
@@ -15,26 +16,9 @@ ROUND_TRIP = 0.001
 """Seconds every call of these drivers waits, as for a store across a network."""
 
 
-class Remote:
-    """Forwards every call to `inner` after a round trip."""
-
-    def __init__(self, inner: Any, delay: float = ROUND_TRIP) -> None:
-        self._inner = inner
-        self._delay = delay
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._inner, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            time.sleep(self._delay)
-            answer = attr(*args, **kwargs)
-            if name.startswith("as_") and answer is not None:
-                return Remote(answer, self._delay)
-            return answer
-
-        return call
+def Remote(inner: Any, delay: float = ROUND_TRIP) -> Delayed:
+    """`inner` with a round trip before every call (`benchmarks.delayed_drivers.Delayed`)."""
+    return Delayed(inner, delay)
 
 
 def remote_reference() -> Driver:
