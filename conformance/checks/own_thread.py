@@ -42,12 +42,17 @@ def is_factory(driver: Any) -> bool:
     return isinstance(driver, type) or (callable(driver) and not hasattr(driver, "store"))
 
 
-def given_up(check_id: str, hung: HungCall) -> CheckResult:
-    """The result of check `check_id`, whose call `hung` was given up."""
+def given_up(
+    check_id: str,
+    hung: HungCall,
+    after: str = "the checks after it ran on a fresh instance of the driver",
+) -> CheckResult:
+    """The result of check `check_id`, whose call `hung` was given up; `after`: what the
+    run did next."""
     reason = (
         f"the call ran past the {hung.limit:g} s limit and had not returned {hung.grace:g} s "
         f"later (it swallows the interrupt, or blocks in native code such as time.sleep): "
-        f"it was given up, and the checks after it ran on a fresh instance of the driver"
+        f"it was given up, and {after}"
     )
     return CheckResult(
         id=check_id,

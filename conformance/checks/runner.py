@@ -11,17 +11,16 @@ from conformance.checks.beside_others import ALONE_KEY, needs_alone_run, settle
 from conformance.checks.blame import base_outcomes, blame
 from conformance.checks.catalogue import Check, checks_for, run_one
 from conformance.checks.concurrent import CheckPool, Job, Seat
-from conformance.checks.context import CheckContext, RunSettings, new_nonce, short_label
+from conformance.checks.context import CheckContext, RunSettings, new_nonce
 from conformance.checks.outcome import (
     RETAINS_NOTHING,
     CheckResult,
     ConformanceFailure,
     Inconclusive,
 )
-from conformance.checks.own_thread import is_factory, run_on_own_threads
+from conformance.checks.own_thread import given_up, is_factory, run_on_own_threads
 from conformance.driver import Profile
 from conformance.interrupts import InterruptWatch
-from conformance.report import Hang
 from conformance.time_limit import HungCall
 
 
@@ -170,17 +169,7 @@ def run_at_once(
 
 def left_behind(check_id: str, hung: HungCall) -> CheckResult:
     """The result of check `check_id` run beside others, whose call `hung` was given up."""
-    reason = (
-        f"the call ran past the {hung.limit:g} s limit and had not returned {hung.grace:g} s "
-        f"later (it swallows the interrupt, or blocks in native code such as time.sleep): "
-        f"it was given up, its thread left behind, and the other checks went on"
-    )
-    return CheckResult(
-        id=check_id,
-        outcome="inconclusive",
-        reason=str(Inconclusive(check_id, hung.label, reason)),
-        hang=Hang(call=short_label(hung.label)),
-    )
+    return given_up(check_id, hung, "its thread was left behind while the other checks went on")
 
 
 def run_engine_suite(
