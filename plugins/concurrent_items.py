@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from conformance.checks.concurrent import CheckPool, Job, Seat, Stopped
 from conformance.checks.context import short_label
 from conformance.checks.outcome import Inconclusive
+from conformance.checks.typical_calls import typical_calls
 from conformance.report import CheckEntry, Concurrency, Hang
 from conformance.time_limit import HungCall
 from plugins.abandon import left_behind_reason, rebuilt_line
@@ -29,10 +30,7 @@ if TYPE_CHECKING:
     from plugins.ledger import Ledger
     from plugins.run import KitRun
 
-__all__ = ["LOOKAHEAD", "ItemPool", "concurrency_of"]
-
-LOOKAHEAD: Final = 4
-"""Items started per seat ahead of the one pytest runs, so a long check holds one seat."""
+__all__ = ["ItemPool", "concurrency_of"]
 
 Result = tuple[CheckEntry, str]
 
@@ -66,6 +64,7 @@ class ItemPool:
         self.pool = CheckPool(self.width, self._rebuild)
         self.jobs: dict[str, Job[Result]] = {}
         self._order: dict[str, int] = {}
+        self._started: set[str] = set()
         self._entered = False
 
     def result(self, item: pytest.Item) -> Result:
@@ -93,17 +92,15 @@ class ItemPool:
     # -- which items to start ------------------------------------------------------------
 
     def _start_from(self, item: pytest.Item) -> None:
-        ahead = LOOKAHEAD * self.width
         for upcoming in self._upcoming(item):
-            if upcoming.nodeid in self.jobs:
-                continue
-            if len(self.jobs) >= ahead and upcoming is not item:
-                return
-            self.jobs[upcoming.nodeid] = self.pool.start(self._job(upcoming))
+            if upcoming.nodeid not in self._started:
+                self._started.add(upcoming.nodeid)
+                self.jobs[upcoming.nodeid] = self.pool.start(self._job(upcoming))
 
     def _upcoming(self, item: pytest.Item) -> list[pytest.Item]:
         """`item`, then the kit's items this process runs after it, in order (as far as
-        known: on an xdist worker, those already sent to it)."""
+        known: on an xdist worker, those already sent to it). All are queued at once: the
+        gate picks which runs next (`conformance.checks.gate`)."""
         from plugins.pytest_items import CheckItem, FuzzItem
 
         items = self.session.items
@@ -111,8 +108,7 @@ class ItemPool:
         if queued is None:
             if not self._order:
                 self._order = {it.nodeid: n for n, it in enumerate(items)}
-            start = self._order.get(item.nodeid, len(items))
-            following = items[start + 1 : start + 1 + 4 * LOOKAHEAD * self.width]
+            following = items[self._order.get(item.nodeid, len(items)) + 1 :]
         else:
             following = [items[i] for i in queued if 0 <= i < len(items)]
         return [item, *(it for it in following if isinstance(it, CheckItem | FuzzItem))]
@@ -128,7 +124,8 @@ class ItemPool:
                 return run.run_check(chk, mode, seat)
 
             gave_up = partial(self._given_up, item)
-            return Job(item.nodeid, work, gave_up, alone=chk.alone)
+            cost = typical_calls(chk.id)
+            return Job(item.nodeid, work, gave_up, alone=chk.alone, cost=cost, late=chk.whole_store)
         target = item.target  # type: ignore[attr-defined]
 
         def fuzz(_: Seat) -> Result:

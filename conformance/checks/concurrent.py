@@ -62,22 +62,23 @@ class Seat:
             self._move(alone=False)
 
     def _move(self, alone: bool) -> None:
-        # Already running: it goes to the head of the line.
-        self._gate.leave(self.entry)
-        self.entry = self._gate.enter(alone, first=True)
+        self.entry = self._gate.move(self.entry, alone)
 
 
 @dataclass(eq=False)
 class Job(Generic[T]):
     """One check to run: `work` gets the job's seat; `gave_up` makes its result when a
     call of it is given up. An `alone` job runs while no other does; an `urgent` one goes
-    to the head of the line."""
+    before every job not yet running; `cost` (driver calls expected) orders the rest, and
+    `late` ones come after them (`gate`)."""
 
     key: str
     work: Callable[[Seat], T]
     gave_up: Callable[[HungCall], T]
     alone: bool = False
     urgent: bool = False
+    cost: int = 0
+    late: bool = False
     done: threading.Event = field(default_factory=threading.Event)
     result: T | None = None
     error: BaseException | None = None
@@ -112,6 +113,9 @@ class CheckPool:
         self._running: dict[str, Job[Any]] = {}
         self._names = itertools.count(1)
         self._previous: Callable[[HungCall], None] | None = None
+        self._deciding = threading.Lock()
+        if self.warmup is not None:
+            self.calls.on_call = self._widen
 
     def __enter__(self) -> CheckPool:
         self._previous = set_abandon_handler(self._abandon)
@@ -121,15 +125,21 @@ class CheckPool:
         set_abandon_handler(self._previous)
 
     def start(self, job: Job[T]) -> Job[T]:
-        """Start `job` on a thread of its own; it runs once the gate lets it in."""
-        name = f"tinymemory-check-{next(self._names)}"
+        """Queue `job`: once the gate lets it in, it runs on a thread of its own (in a copy
+        of this context), so only the jobs running hold a thread."""
         context = contextvars.copy_context()
-        thread = threading.Thread(
-            target=context.run, args=(self._run, job, name), name=name, daemon=True
-        )
-        with self._lock:
-            self._running[name] = job
-        thread.start()
+
+        def seated(entry: Pass) -> None:
+            name = f"tinymemory-check-{next(self._names)}"
+            job.seat = Seat(self.gate, entry)
+            thread = threading.Thread(
+                target=context.run, args=(self._run, job, name), name=name, daemon=True
+            )
+            with self._lock:
+                self._running[name] = job
+            thread.start()
+
+        self.gate.queue(job.alone, seated, cost=job.cost, first=job.urgent, late=job.late)
         return job
 
     def wait(self, job: Job[T]) -> T:
@@ -145,7 +155,8 @@ class CheckPool:
         error: BaseException | None = None
         try:
             using(self.calls)
-            seat = job.seat = Seat(self.gate, self.gate.enter(job.alone, first=job.urgent))
+            seat = job.seat
+            assert seat is not None
             try:
                 if self.stopped is not None:
                     raise Stopped(self.stopped)
@@ -163,11 +174,18 @@ class CheckPool:
         job.done.set()
 
     def _widen(self) -> None:
-        if self.warmup is None:
+        """Resize the gate as the warm-up decides: asked at every driver call and at the end
+        of every job, so a long check does not stretch the warm-up."""
+        if self.warmup is None or not self._deciding.acquire(blocking=False):
             return
-        width = self.warmup.decided()
-        if width is not None and width != self.gate.width:
-            self.gate.resize(width)
+        try:
+            width = self.warmup.decided()
+            if width is not None and width != self.gate.width:
+                self.gate.resize(width)
+            if self.warmup.gain is not None:
+                self.calls.on_call = None
+        finally:
+            self._deciding.release()
 
     @property
     def used(self) -> int:

@@ -113,7 +113,8 @@ def _export_pages(provider: Any, ctx: CheckContext, limit: int) -> list[Any]:
 @check(
     "provider.export_cursor_terminates",
     title="Export paging ends, and a cursor the driver never issued is Invalid",
-    clause=("cursors.md#export-paging, cursors.md#cursor-end, cursors.md#cursor-unknown"),
+    clause="cursors.md#export-paging, cursors.md#cursor-end, cursors.md#cursor-unknown",
+    whole_store=True,
 )
 def assert_export_cursor_terminates(provider: Any, ctx: CheckContext) -> None:
     """An empty first page ends the export; paging ends; a foreign cursor is `Invalid`, and
@@ -203,6 +204,7 @@ def _require_every_record_once(
         "cursors.md#cursor-progress"
     ),
     storage=True,
+    whole_store=True,
 )
 def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
     """Eight entries in three namespaces, exported in pages of 64, then of 1, 2 and 3
@@ -237,6 +239,7 @@ def assert_export_covers_every_record(provider: Any, ctx: CheckContext) -> None:
         "provider-families.md#portability-import, provider-families.md#taint"
     ),
     storage=True,
+    whole_store=True,
 )
 def assert_export_import_round_trip(provider: Any, ctx: CheckContext) -> None:
     """133 entries (eight in three namespaces, 125 in a fourth) are exported, forgotten
@@ -445,6 +448,7 @@ BETWEEN_WRITES = 6
     "as the writes move them",
     clause="cursors.md#export-paging, cursors.md#writes-between-pages",
     storage=True,
+    whole_store=True,
 )
 def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
     """First, two exports of 21 entries, 7 records a page, are followed to their end while
@@ -462,18 +466,18 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
     Catches an export cursor that starts over after a write, one that loses its place
     when the entry it names is forgotten, and one refused once the store shrank past it.
     """
+    shrinking = ns(ctx, "export/shrinking")
+    kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
+    ctx.defer(
+        "forget the shrinking exports' entries",
+        lambda: [provider.forget(shrinking, row.key) for row in kept],
+    )
+    put_rows(provider, ctx, kept)
     # The writes between pages are this check's own: no other check's may join them.
-    with still_store():
+    with still_store(writes=True):
         # The shrinking exports come first: on a store holding nothing else, the cursor they
         # stop at is then the furthest this driver has issued, where an offset kept as "the
         # furthest issued" is easiest to refuse by mistake.
-        shrinking = ns(ctx, "export/shrinking")
-        kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
-        ctx.defer(
-            "forget the shrinking exports' entries",
-            lambda: [provider.forget(shrinking, row.key) for row in kept],
-        )
-        put_rows(provider, ctx, kept)
         _export_while_shrinking(provider, ctx, shrinking, [row.key for row in kept])
 
         namespace = ns(ctx, "export/writes")

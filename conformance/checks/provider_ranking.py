@@ -109,6 +109,7 @@ SCORED = (
     title="min_score drops the hits scoring below it and keeps those at or above it",
     clause="provider-families.md#recall-min-score",
     storage=True,
+    whole_store=True,
 )
 def assert_recall_honours_min_score(provider: Any, ctx: CheckContext) -> None:
     """Scores are read from the driver's own unfiltered recall, then:

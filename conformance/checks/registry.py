@@ -40,6 +40,10 @@ class Check:
     """The check reads what other checks write too (the `global` namespace, a capped
     answer across namespaces): under `--conformance-concurrency` it runs while no other
     check does."""
+    whole_store: bool = False
+    """The check reads the whole store (an export, scores weighing every entry) in a still
+    block (`still`): under `--conformance-concurrency` it starts after the checks that do
+    not, when their entries are gone, so its reads are short and hold few writes back."""
 
     @property
     def name(self) -> str:
@@ -64,6 +68,7 @@ def check(
     needs: str | None = None,
     per_mode: bool = False,
     alone: bool = False,
+    whole_store: bool = False,
 ) -> Callable[[Callable[[Any, CheckContext], None]], CheckFunction]:
     """Register a check body under a stable id; the result is its public function.
 
@@ -71,7 +76,8 @@ def check(
     timed and attributed), and deferred cleanups run whatever the outcome. A cleanup
     failure is reported only when the body itself passed. A `per_mode` check covers every
     declared fetch mode, or only `ctx.fetch_mode` when the runner sets one. An `alone`
-    check runs while no other does, when checks run at once.
+    check runs while no other does, when checks run at once; a `whole_store` one starts
+    after the others.
     """
     profile: Profile = "engine" if id.startswith("engine.") else "provider"
 
@@ -115,6 +121,7 @@ def check(
             needs=needs,
             per_mode=per_mode,
             alone=alone,
+            whole_store=whole_store,
         )
         return public
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from conformance.bridge import as_sync
@@ -19,7 +19,9 @@ from conformance.checks.outcome import (
     Inconclusive,
 )
 from conformance.checks.own_thread import given_up, is_factory, run_on_own_threads
+from conformance.checks.typical_calls import typical_calls
 from conformance.driver import Profile
+from conformance.engine.requests import FetchMode
 from conformance.interrupts import InterruptWatch
 from conformance.time_limit import HungCall
 
@@ -125,10 +127,6 @@ def _run_here(
     return {c.id: results[c.id] for c in checks}
 
 
-LOOKAHEAD = 4
-"""Checks started per seat ahead of the one the runner waits for."""
-
-
 def run_at_once(
     checks: list[Check],
     target: Any,
@@ -150,21 +148,14 @@ def run_at_once(
                 alone = run_one(chk, target, settings, again)
             return settle(beside, alone, width, f"run_suite(..., only=[{chk.id!r}])")
 
-        return Job(chk.id, work, lambda hung: left_behind(chk.id, hung), alone=chk.alone)
+        # A per-mode check runs every mode here: it costs them all.
+        cost = typical_calls(chk.id) * (len(FetchMode) if chk.per_mode else 1)
+        gave_up = partial(left_behind, chk.id)
+        return Job(chk.id, work, gave_up, alone=chk.alone, cost=cost, late=chk.whole_store)
 
-    results: dict[str, CheckResult] = {}
-    pending: deque[Job[CheckResult]] = deque()
     with CheckPool(width, warm_up=warm_up) as pool:
-        for chk in checks:
-            # Started ahead of the one waited for, so a long check holds one seat only.
-            if len(pending) >= LOOKAHEAD * width:
-                done = pending.popleft()
-                results[done.key] = pool.wait(done)
-            pending.append(pool.start(job(chk)))
-        while pending:
-            done = pending.popleft()
-            results[done.key] = pool.wait(done)
-    return results
+        jobs = [pool.start(job(chk)) for chk in checks]
+        return {j.key: pool.wait(j) for j in jobs}
 
 
 def left_behind(check_id: str, hung: HungCall) -> CheckResult:

@@ -5,7 +5,9 @@ repeat entries as any write moves them (cursors.md#writes-between-pages), so a c
 reading one asks for a still store: inside `still_store()`, every other check's next
 write waits until the block ends, and the block starts once the writes under way have
 returned. Reads go on meanwhile (they move nothing), and the other checks keep their
-seats. Run serially (no `CallGate` in this context) the block changes nothing.
+seats; still blocks that only read run side by side, one that writes (its own writes
+between its own pages) runs while no other does. Run serially (no `CallGate` in this
+context) the block changes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 __all__ = ["WRITES", "CallGate", "in_turn", "still_store", "using"]
@@ -37,26 +39,29 @@ _WAIT: Final = 0.05
 
 
 class CallGate:
-    """Writes of the checks running at once, and the one still block among them."""
+    """Writes of the checks running at once, and the still blocks among them."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._calls: dict[str, int] = {}
         """Writes under way, by the name of the thread making them."""
-        self._still: str | None = None
-        """The thread whose still block runs."""
+        self._still: dict[str, bool] = {}
+        """The threads whose still block runs: True for one that writes in it (it runs
+        alone among still blocks), False for one that only reads (several may share)."""
         self._waiting = 0
         self.calls = 0
         """Driver calls made through the gate (a count for the warm-up; racing increments
         may be lost, which a rate does not mind)."""
+        self.on_call: Callable[[], None] | None = None
+        """Called at every driver call (the warm-up deciding how many run at once)."""
 
     @contextlib.contextmanager
     def write(self) -> Iterator[None]:
         """One write: it waits while another thread's still block runs."""
         me = threading.current_thread().name
         with self._changed:
-            while (self._still is not None and self._still != me) or (
-                self._waiting and self._still != me and not self._calls.get(me)
+            while self._others_still(me) or (
+                self._waiting and me not in self._still and not self._calls.get(me)
             ):
                 self._changed.wait(_WAIT)
             self._calls[me] = self._calls.get(me, 0) + 1
@@ -66,28 +71,29 @@ class CallGate:
             self._ended(me)
 
     @contextlib.contextmanager
-    def still(self) -> Iterator[None]:
+    def still(self, *, writes: bool = False) -> Iterator[None]:
         """Wait for every other thread's writes to return, then keep them out until the
-        block ends (re-entered by the same thread, it changes nothing)."""
+        block ends (re-entered by the same thread, it changes nothing). Blocks that only
+        read run side by side; one that `writes` runs while no other still block does."""
         me = threading.current_thread().name
         with self._changed:
-            if self._still == me:
+            if me in self._still:
                 yield
                 return
             self._waiting += 1
             try:
-                while self._still is not None or any(
-                    n for name, n in self._calls.items() if name != me
+                while any(n for name, n in self._calls.items() if name != me) or (
+                    self._still and (writes or any(self._still.values()))
                 ):
                     self._changed.wait(_WAIT)
             finally:
                 self._waiting -= 1
-            self._still = me
+            self._still[me] = writes
         try:
             yield
         finally:
             with self._changed:
-                self._still = None
+                self._still.pop(me, None)
                 self._changed.notify_all()
 
     def forget(self, thread: str) -> None:
@@ -95,9 +101,11 @@ class CallGate:
         longer keep a still block waiting."""
         with self._changed:
             self._calls.pop(thread, None)
-            if self._still == thread:
-                self._still = None
+            self._still.pop(thread, None)
             self._changed.notify_all()
+
+    def _others_still(self, me: str) -> bool:
+        return any(name != me for name in self._still)
 
     def _ended(self, me: str) -> None:
         with self._changed:
@@ -128,6 +136,9 @@ def in_turn(method: str | None) -> Iterator[None]:
         yield
         return
     gate.calls += 1
+    hook = gate.on_call
+    if hook is not None:
+        hook()
     if method is not None and method not in WRITES:
         yield
         return
@@ -136,12 +147,13 @@ def in_turn(method: str | None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def still_store() -> Iterator[None]:
+def still_store(*, writes: bool = False) -> Iterator[None]:
     """The block runs while no other check writes (when checks run at once; serially it
-    changes nothing)."""
+    changes nothing). It must not write unless it says it `writes`: then no other check's
+    still block runs beside it either (its writes would move their reads)."""
     gate = _gate.get()
     if gate is None:
         yield
         return
-    with gate.still():
+    with gate.still(writes=writes):
         yield

@@ -36,6 +36,7 @@ from null_driver.engine import NullEngine
 from reference_driver.engine import ReferenceEngine
 from tests.async_wrappers import AsyncEngineOver
 from tests.checks.broken_engines import BROKEN_ENGINES, DESTRUCTIVE, NeverReplay
+from tests.checks.typical import assert_table_is_current
 
 FAST = RunSettings(timeout=10.0, retries=0)
 
@@ -57,6 +58,7 @@ def test_reference_passes_every_check_and_leaves_nothing_behind() -> None:
     skipped = {k: r.reason for k, r in results.items() if r.outcome == "skipped"}
     assert skipped == {"engine.no_credential_in_errors": "no credential option given to the driver"}
     assert len(engine) == 0
+    assert_table_is_current(results)
 
 
 def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:

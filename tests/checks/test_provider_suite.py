@@ -15,6 +15,7 @@ from conformance.provider import MemoryCategory, MemoryTaint
 from null_driver.provider import NullProvider
 from reference_driver.provider import ReferenceProvider
 from tests.checks.broken_providers import BROKEN_PROVIDERS
+from tests.checks.typical import assert_table_is_current
 
 FAST = RunSettings(timeout=10.0, retries=0)
 NO_CREDENTIAL = "no credential option given to the driver"
@@ -27,6 +28,7 @@ def test_reference_passes_every_check() -> None:
     assert failing == {}
     skipped = {k: r.reason for k, r in results.items() if r.outcome == "skipped"}
     assert skipped == {"provider.no_credential_in_errors": NO_CREDENTIAL}
+    assert_table_is_current(results)
 
 
 def test_null_passes_and_every_storage_check_skips_with_the_reason() -> None:

@@ -58,18 +58,57 @@ def test_an_alone_entry_waits_for_the_seated_and_keeps_later_ones_out() -> None:
     assert order == ["alone", "later"]
 
 
-def test_a_running_entry_that_moves_goes_to_the_head_of_the_line() -> None:
+def test_a_running_entry_that_moves_goes_before_the_line() -> None:
     gate = Gate(1)
     running = gate.enter(False)
     order: list[str] = []
     queued = _in_thread(lambda: order.append("queued") if gate.enter(False) else None)
     time.sleep(0.1)
-    gate.leave(running)
-    moved = gate.enter(True, first=True)
+    moved = gate.move(running, True)  # the room it leaves is not the queued one's
     assert moved.alone and order == []
     gate.leave(moved)
     queued.join(2)
     assert order == ["queued"]
+
+
+def _seated_order(width: int) -> list[str]:
+    """The order in which queued entries get in, one leaving before the next enters."""
+    gate = Gate(width)
+    blocker = gate.enter(True)  # holds every entry in line until all are queued
+    seated: list[tuple[str, object]] = []
+    for name, alone, cost, late in [
+        ("cheap", False, 5, False),
+        ("exports", False, 900, True),
+        ("alone", True, 8, False),
+        ("costly", False, 500, False),
+        ("middling", False, 60, False),
+        ("cheap too", False, 5, False),
+    ]:
+        gate.queue(alone, lambda e, n=name: seated.append((n, e)), cost=cost, late=late)
+    assert seated == []
+    gate.leave(blocker)
+    done = 0
+    while done < len(seated):
+        gate.leave(seated[done][1])  # type: ignore[arg-type]
+        done += 1
+    return [name for name, _ in seated]
+
+
+def test_alone_first_then_the_costliest_and_late_ones_last_or_one_at_a_time_in_order() -> None:
+    assert _seated_order(4) == ["alone", "costly", "middling", "cheap", "cheap too", "exports"]
+    assert _seated_order(1) == ["alone", "cheap", "exports", "costly", "middling", "cheap too"]
+
+
+def test_queued_entries_get_in_as_room_frees_and_no_more_than_width() -> None:
+    gate = Gate(2)
+    seated: list[object] = []
+    for _ in range(5):
+        gate.queue(False, seated.append)
+    assert len(seated) == 2 and gate.inside == 2 and gate.waiting == 3
+    gate.leave(seated[0])  # type: ignore[arg-type]
+    assert len(seated) == 3 and gate.inside == 2
+    gate.resize(4)
+    assert len(seated) == 5 and gate.inside == 4 and gate.waiting == 0
 
 
 def test_a_still_block_waits_for_writes_under_way_and_holds_back_later_ones() -> None:
@@ -106,6 +145,30 @@ def test_a_still_block_waits_for_writes_under_way_and_holds_back_later_ones() ->
     late.join(2)
     assert events == ["write ended", "still began", "still ended"]
     assert not late.is_alive()
+
+
+def test_still_blocks_that_only_read_share_and_one_that_writes_waits_for_them() -> None:
+    calls = CallGate()
+    events: list[str] = []
+    reading = threading.Barrier(2, timeout=2)
+
+    def reader(name: str) -> None:
+        with calls.still():
+            reading.wait()  # both inside at once, or the barrier breaks
+            events.append(f"{name} read")
+            time.sleep(0.1)
+
+    readers = [_in_thread(lambda n=n: reader(n)) for n in ("a", "b")]  # type: ignore[misc]
+    time.sleep(0.05)
+
+    def writer() -> None:
+        with calls.still(writes=True):
+            events.append("own writes")
+
+    own = _in_thread(writer)
+    for thread in [*readers, own]:
+        thread.join(2)
+    assert sorted(events[:2]) == ["a read", "b read"] and events[2] == "own writes"
 
 
 def test_a_given_up_writer_no_longer_keeps_a_still_block_waiting() -> None:
