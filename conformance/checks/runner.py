@@ -64,7 +64,7 @@ def run_suite(
     With `concurrency` above 1, up to that many checks run at once against the one
     instance (`conformance.checks.concurrent`); a check that does not pass beside the
     others runs again alone, and fails saying so when it passes there
-    (`conformance.checks.beside_others`). With `warm_up`, the first second of checks
+    (`conformance.checks.beside_others`). With `warm_up`, the first half second of checks
     runs one at a time, and the rest too if the driver kept the CPU busy
     (`conformance.checks.warmup`).
     """

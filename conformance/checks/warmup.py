@@ -20,7 +20,7 @@ from conformance import clock
 
 __all__ = ["MIN_GAIN", "WARMUP", "Warmup"]
 
-WARMUP: Final = 1.0
+WARMUP: Final = 0.5
 """Seconds of each stretch: one check at a time, then several."""
 
 MIN_GAIN: Final = 1.5
