@@ -103,7 +103,7 @@ class CheckPool:
         self.width = width
         self.calls = CallGate()
         self.warmup = Warmup(width, lambda: self.calls.calls) if warm_up and width > 1 else None
-        self.gate = Gate(1 if self.warmup is not None else width)
+        self.gate = Gate(width) if self.warmup is None else Gate(1, by_cost=False)
         self.rebuild = rebuild
         self.stopped: str | None = None
         self.left_behind: list[tuple[str, HungCall]] = []
@@ -180,8 +180,11 @@ class CheckPool:
             return
         try:
             width = self.warmup.decided()
-            if width is not None and width != self.gate.width:
-                self.gate.resize(width)
+            # Both stretches take checks in the runner's order, so the calls a second they
+            # compare come from alike checks; once decided, the costliest go first.
+            by_cost = self.warmup.gain is not None
+            if width is not None and (width, by_cost) != (self.gate.width, self.gate.by_cost):
+                self.gate.resize(width, by_cost=by_cost)
             if self.warmup.gain is not None:
                 self.calls.on_call = None
         finally:

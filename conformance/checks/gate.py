@@ -7,8 +7,8 @@ between a shared and an alone seat (or the driver's rebuild), then the checks th
 alone (each costs the others a wait whenever it comes, so they come while the others
 have not started), then, while several may run at once, the one that makes the most
 driver calls (longest first: a run does not end waiting on one long check started
-last), those marked `late` after all others, and, one at a time, the one queued first
-(the runner's own order). Each entry is
+last), those marked `late` after all others, and, one at a time (or unless `by_cost`),
+the one queued first (the runner's own order). Each entry is
 a `Pass`, left once: a check whose call was given up (its thread stuck in the driver) is
 let out by whoever gave it up, and its own thread's leaving later changes nothing.
 """
@@ -45,8 +45,10 @@ class Pass:
 class Gate:
     """Up to `width` shared entries at once, or one alone, in the order the module says."""
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, *, by_cost: bool = True) -> None:
+        """`by_cost`: several at once, the costliest first (else in the order queued)."""
         self.width = max(1, width)
+        self.by_cost = by_cost
         self._changed = threading.Condition()
         self._line: list[Pass] = []
         self._shared = 0
@@ -91,10 +93,11 @@ class Gate:
             self._wait_seated(moved, wait)
         return moved
 
-    def resize(self, width: int) -> None:
-        """Let up to `width` shared entries in from now on."""
+    def resize(self, width: int, *, by_cost: bool = True) -> None:
+        """Let up to `width` shared entries in from now on (`by_cost`: as in `Gate`)."""
         with self._changed:
             self.width = max(1, width)
+            self.by_cost = by_cost
             self._seat()
 
     def leave(self, entry: Pass) -> None:
@@ -159,7 +162,7 @@ class Gate:
             return (0, 0, entry.seq)
         if entry.alone:
             return (1, 0, entry.seq)
-        if self.width == 1:
+        if self.width == 1 or not self.by_cost:
             return (2, 0, entry.seq)
         return (3 if entry.late else 2, -entry.cost, entry.seq)
 
