@@ -8,9 +8,9 @@ alone (each costs the others a wait whenever it comes, so they come while the ot
 have not started), then, while several may run at once, the one that makes the most
 driver calls (longest first: a run does not end waiting on one long check started
 last), those marked `late` after all others, and, one at a time (or unless `by_cost`),
-the one queued first (the runner's own order). Each entry is
-a `Pass`, left once: a check whose call was given up (its thread stuck in the driver) is
-let out by whoever gave it up, and its own thread's leaving later changes nothing.
+the one queued first (the runner's own order). Each entry is a `Pass`, left once: a check
+whose call was given up (its thread stuck in the driver) is let out by whoever gave it
+up, and its own thread's leaving later changes nothing.
 """
 
 from __future__ import annotations
@@ -70,17 +70,6 @@ class Gate:
         with self._changed:
             self._line.append(entry)
             self._seat()
-        return entry
-
-    def enter(self, alone: bool, *, first: bool = False, wait: float = 0.05) -> Pass:
-        """Wait for a turn and room, and enter; `first`: before the checks not yet running.
-        The wait wakes every `wait` s, so the thread can be interrupted (the time limit,
-        Ctrl-C)."""
-        entry = Pass(alone, first=first, seq=next(self._seq))
-        with self._changed:
-            self._line.append(entry)
-            self._seat()
-            self._wait_seated(entry, wait)
         return entry
 
     def move(self, entry: Pass, alone: bool, *, wait: float = 0.05) -> Pass:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conformance.checks.gate import Gate
+from conformance.checks.gate import Gate, Pass
 from conformance.checks.still import CallGate
 from conformance.checks.warmup import Warmup
 
@@ -18,11 +18,25 @@ def _in_thread(fn: object) -> threading.Thread:
     return thread
 
 
+def _enter(gate: Gate, alone: bool) -> Pass:
+    """Queue an entry and wait until it is seated."""
+    seated: list[Pass] = []
+    done = threading.Event()
+
+    def on_seated(entry: Pass) -> None:
+        seated.append(entry)
+        done.set()
+
+    gate.queue(alone, on_seated)
+    assert done.wait(5)
+    return seated[0]
+
+
 def test_the_gate_seats_at_most_width_and_lets_the_next_in_as_one_leaves() -> None:
     gate = Gate(2)
-    first, second = gate.enter(False), gate.enter(False)
+    first, second = _enter(gate, False), _enter(gate, False)
     entered: list[str] = []
-    waiter = _in_thread(lambda: entered.append(str(gate.enter(False))))
+    waiter = _in_thread(lambda: entered.append(str(_enter(gate, False))))
     time.sleep(0.1)
     assert gate.inside == 2 and entered == []
     gate.leave(first)
@@ -35,12 +49,12 @@ def test_the_gate_seats_at_most_width_and_lets_the_next_in_as_one_leaves() -> No
 
 def test_an_alone_entry_waits_for_the_seated_and_keeps_later_ones_out() -> None:
     gate = Gate(4)
-    seated = gate.enter(False)
+    seated = _enter(gate, False)
     order: list[str] = []
     passes = []
 
     def enter(name: str, alone: bool) -> None:
-        passes.append(gate.enter(alone))
+        passes.append(_enter(gate, alone))
         order.append(name)
 
     first = _in_thread(lambda: enter("alone", True))
@@ -60,9 +74,9 @@ def test_an_alone_entry_waits_for_the_seated_and_keeps_later_ones_out() -> None:
 
 def test_a_running_entry_that_moves_goes_before_the_line() -> None:
     gate = Gate(1)
-    running = gate.enter(False)
+    running = _enter(gate, False)
     order: list[str] = []
-    queued = _in_thread(lambda: order.append("queued") if gate.enter(False) else None)
+    queued = _in_thread(lambda: order.append("queued") if _enter(gate, False) else None)
     time.sleep(0.1)
     moved = gate.move(running, True)  # the room it leaves is not the queued one's
     assert moved.alone and order == []
@@ -74,7 +88,7 @@ def test_a_running_entry_that_moves_goes_before_the_line() -> None:
 def _seated_order(width: int) -> list[str]:
     """The order in which queued entries get in, one leaving before the next enters."""
     gate = Gate(width)
-    blocker = gate.enter(True)  # holds every entry in line until all are queued
+    blocker = _enter(gate, True)  # holds every entry in line until all are queued
     seated: list[tuple[str, object]] = []
     for name, alone, cost, late in [
         ("cheap", False, 5, False),
