@@ -7,7 +7,8 @@ to, the others' calls wait (`still`). A call past its time limit is interrupted 
 any thread; one still stuck a grace period later is given up: its check's result is
 made at once from the `HungCall`, its thread is left behind, and the driver is built
 again (alone, before any check starts after it), as a serial run does. After
-`MAX_GIVEN_UP` calls left behind, no check starts any more: `stopped` says why.
+`MAX_GIVEN_UP` calls left behind, no check starts any more: `stopped` says why. A check
+lends seats nobody waits for to its own independent calls (`fan_out`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import contextlib
 import contextvars
 import itertools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
+from conformance.checks.fan_out import lending
 from conformance.checks.gate import Gate, Pass
-from conformance.checks.still import CallGate, using
+from conformance.checks.still import CallGate, holding_still, using
 from conformance.checks.warmup import Warmup
 from conformance.time_limit import HungCall, set_abandon_handler
 
@@ -39,6 +41,11 @@ _WAIT: Final = 0.05
 
 class Stopped(Exception):
     """No check may start: the pool gave up on the driver (`CheckPool.stopped` says why)."""
+
+
+class _GivenUp(BaseException):
+    """Unwinds a check whose helper's call was given up (its result is made already): a
+    BaseException, so no handler of the check's makes more calls on the way out."""
 
 
 class Seat:
@@ -84,6 +91,8 @@ class Job(Generic[T]):
     error: BaseException | None = None
     seat: Seat | None = None
     given_up: HungCall | None = None
+    borrowed: list[Pass] = field(default_factory=list)
+    """Seats lent to the job's helper threads (`fan_out`), left when each helper ends."""
 
 
 class CheckPool:
@@ -155,6 +164,7 @@ class CheckPool:
         error: BaseException | None = None
         try:
             using(self.calls)
+            lending(_Lender(self, job))
             seat = job.seat
             assert seat is not None
             try:
@@ -172,6 +182,75 @@ class CheckPool:
             job.result, job.error = result, error
         self._widen()
         job.done.set()
+
+    def spread(self, job: Job[Any], fn: Callable[[T], object], items: Sequence[T]) -> bool:
+        """`fn` on every item, on `job`'s thread and on helpers (`fan_out.each`): each
+        helper queues at the gate as a check of as many calls as there are items, and
+        starts when it gets a seat. False, nothing called, while one check runs at a time,
+        or the job runs alone or holds a still block (its helpers' writes would wait)."""
+        seat = job.seat
+        if self.gate.width <= 1 or seat is None or seat.entry.alone or holding_still():
+            return False
+        lock = threading.Lock()
+        todo = iter(enumerate(items))
+        failed: dict[int, BaseException] = {}
+
+        def work() -> None:
+            while True:
+                with lock:
+                    following = None if failed else next(todo, None)
+                if following is None:
+                    return
+                at, item = following
+                try:
+                    fn(item)
+                except BaseException as exc:
+                    with lock:
+                        failed[at] = exc
+                    return
+
+        started: list[threading.Event] = []
+        context = contextvars.copy_context()
+        context.run(lending, None)
+
+        def seated(entry: Pass) -> None:
+            name = f"{threading.current_thread().name}-helper-{next(self._names)}"
+            done = threading.Event()
+            started.append(done)
+
+            def helper() -> None:
+                try:
+                    work()
+                finally:
+                    with self._lock:
+                        self._running.pop(name, None)
+                    self.gate.leave(entry)
+                    done.set()
+
+            with self._lock:
+                self._running[name] = job
+                job.borrowed.append(entry)
+            thread = threading.Thread(target=context.copy().run, args=(helper,), name=name)
+            thread.daemon = True
+            thread.start()
+
+        # A helper is ranked as a check of as many calls as there are items: before the
+        # checks not yet running that cost fewer, after those that cost more (a long check
+        # not started yet would end the run later than a spread cut short).
+        helpers = min(len(items), self.width) - 1
+        asked = [self.gate.queue(False, seated, cost=len(items)) for _ in range(helpers)]
+        try:
+            work()
+        finally:
+            for entry in asked:
+                self.gate.withdraw(entry)
+        for done in list(started):
+            while not done.wait(_WAIT):
+                if job.given_up is not None:
+                    raise _GivenUp(job.key)
+        if failed:
+            raise failed[min(failed)]
+        return True
 
     def _widen(self) -> None:
         """Resize the gate as the warm-up decides: asked at every driver call and at the end
@@ -221,6 +300,8 @@ class CheckPool:
             job.error = exc
         if job.seat is not None:
             self.gate.leave(job.seat.entry)
+        for entry in job.borrowed:
+            self.gate.leave(entry)
         self.calls.forget(hung.thread)
         self.left_behind.append((job.key, hung))
         if len(self.left_behind) >= MAX_GIVEN_UP:
@@ -240,6 +321,16 @@ class CheckPool:
         except Exception as exc:
             self.rebuild_errors.append(str(exc))
             self.stopped = f"the driver could not be built again: {exc}"
+
+
+class _Lender:
+    """Lends the seats of `pool` to the helpers of one job (`fan_out.Lender`)."""
+
+    def __init__(self, pool: CheckPool, job: Job[Any]) -> None:
+        self._pool, self._job = pool, job
+
+    def spread(self, fn: Callable[[T], object], items: Sequence[T]) -> bool:
+        return self._pool.spread(self._job, fn, items)
 
 
 def _no_result(hung: HungCall) -> None:

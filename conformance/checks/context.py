@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from conformance import clock
 from conformance.bridge import as_sync
 from conformance.checks.copies import edits, private_copy
 from conformance.checks.evidence import compare_ids, field_differences, name_ids, show
+from conformance.checks.fan_out import each
 from conformance.checks.outcome import (
     CheckSkipped,
     ConformanceFailure,
@@ -38,6 +40,10 @@ from conformance.time_limit import TimeLimitExceeded, run_within
 
 _counter = itertools.count()
 _ROOT_PREFIX = "tinymemory-conformance"
+
+_Cleanup = tuple[str, Callable[[], object], bool]
+"""A deferred cleanup: its label, what it calls, whether it is independent of the others."""
+_Ending = ConformanceFailure | Inconclusive | None
 
 
 @dataclass(frozen=True)
@@ -179,6 +185,8 @@ class CheckContext:
         self.calls = 0
         self.retries = 0
         self.call_log: list[str] = []
+        # A check's helpers (`fan_out`) call from several threads: no count may be lost.
+        self._counting = threading.Lock()
         self.refusals: list[str] = []
         """Calls the driver refused as invalid where the kit sent valid input."""
         self.named_refusals: list[str] = []
@@ -190,7 +198,7 @@ class CheckContext:
         """The batch call that wrote each id (and label) it answered for (`store_many(p1–p25)`),
         named when the engine turns out not to hold one."""
         self._expecting_refusal = 0
-        self._cleanups: list[tuple[str, Callable[[], object]]] = []
+        self._cleanups: list[_Cleanup] = []
         self.redactor = self.settings.redactor()
         """The run's credentials: kept out of every message this check writes."""
         self.last_raised: BaseException | None = None
@@ -236,12 +244,13 @@ class CheckContext:
         kept_kw = kwargs or {}
         attempt = 0
         while True:
-            self.calls += 1
-            self.call_log.append(label)
+            with self._counting:
+                self.calls += 1
+                self.call_log.append(label)
             sent = [private_copy(a) for a in args]
             sent_kw = {k: private_copy(v) for k, v in kept_kw.items()}
             try:
-                with in_turn(method):
+                with in_turn(method, face):
                     result = run_within(
                         self.settings.timeout,
                         fn,
@@ -266,7 +275,8 @@ class CheckContext:
                 if _is_transient(exc):
                     if attempt < self.settings.retries:
                         attempt += 1
-                        self.retries += 1
+                        with self._counting:
+                            self.retries += 1
                         clock.sleep(
                             min(
                                 self.settings.backoff * 2 ** (attempt - 1),
@@ -453,22 +463,37 @@ class CheckContext:
 
     # -- cleanup --------------------------------------------------------------------
 
-    def defer(self, label: str, fn: Callable[[], object]) -> None:
-        """Run `fn` when the check ends, pass or fail (last registered, first run)."""
-        self._cleanups.append((label, fn))
+    def defer(self, label: str, fn: Callable[[], object], *, independent: bool = False) -> None:
+        """Run `fn` when the check ends, pass or fail (last registered, first run). The
+        `independent` cleanups next to each other (forgets of distinct entries) may run
+        several at once (`fan_out`)."""
+        self._cleanups.append((label, fn, independent))
 
     def run_cleanups(self) -> ConformanceFailure | Inconclusive | None:
-        """Run every deferred cleanup; return the first failure, having tried them all."""
-        first: ConformanceFailure | Inconclusive | None = None
+        """Run every deferred cleanup; return the first failure (in the order they run
+        serially), having tried them all."""
+        endings: list[_Ending] = []
         while self._cleanups:
-            label, fn = self._cleanups.pop()
-            try:
-                fn()
-            except (ConformanceFailure, Inconclusive) as exc:
-                first = first or exc
-            except Exception as exc:
-                first = first or DriverRaised(self.check_id, f"cleanup: {label}", exc, self.redact)
-        return first
+            batch = [self._cleanups.pop()]
+            while batch[-1][2] and self._cleanups and self._cleanups[-1][2]:
+                batch.append(self._cleanups.pop())
+            ended: list[_Ending] = [None] * len(batch)
+
+            def clean(at: int, batch: list[_Cleanup] = batch, ended: list[_Ending] = ended) -> None:
+                ended[at] = self._clean(*batch[at][:2])
+
+            each(clean, range(len(batch)))
+            endings += ended
+        return next((ending for ending in endings if ending is not None), None)
+
+    def _clean(self, label: str, fn: Callable[[], object]) -> _Ending:
+        try:
+            fn()
+        except (ConformanceFailure, Inconclusive) as exc:
+            return exc
+        except Exception as exc:
+            return DriverRaised(self.check_id, f"cleanup: {label}", exc, self.redact)
+        return None
 
 
 class RecordingProxy:

@@ -82,6 +82,13 @@ class Gate:
             self._wait_seated(moved, wait)
         return moved
 
+    def withdraw(self, entry: Pass) -> None:
+        """Take `entry` out of the line if it has not got in (once in, it leaves itself)."""
+        with self._changed:
+            if entry in self._line:
+                self._line.remove(entry)
+                self._seat()
+
     def resize(self, width: int, *, by_cost: bool = True) -> None:
         """Let up to `width` shared entries in from now on (`by_cost`: as in `Gate`)."""
         with self._changed:

@@ -76,7 +76,7 @@ def assert_recall_respects_limit_and_namespace(provider: Any, ctx: CheckContext)
     a, b = ns(ctx, "recall-a"), ns(ctx, "recall-b")
     rows = [Row(a, f"k{i:03d}", text) for i, text in enumerate(NEEDLES)]
     decoys = [Row(b, f"d{i:03d}", "needle") for i in range(DECOYS)]
-    put_rows(provider, ctx, [*rows, *decoys])
+    put_rows(provider, ctx, [*rows, *decoys], in_any_order=True)
     matching = [entry_ref(ctx, a, r.key) for r in rows]
     in_a = set(matching)
     for limit in LIMITS:
@@ -159,7 +159,7 @@ def assert_recall_filters_narrow(provider: Any, ctx: CheckContext) -> None:
     ranked = ns(ctx, "recall-outranked")
     kept = [Row(ranked, f"kept-{i}", f"needle kept in row {i}", CORE, "s-kept") for i in (1, 2, 3)]
     above = [Row(ranked, f"d{i:03d}", "needle", DAILY, "s-other") for i in range(DECOYS)]
-    put_rows(provider, ctx, [*kept, *above])
+    put_rows(provider, ctx, [*kept, *above], in_any_order=True)
     want = named_keys(ctx, (r.key for r in kept))
     for category, session in ((CORE, None), (None, "s-kept")):
         opts = OwnedRecallOpts(namespace=ranked, category=category, session_id=session)

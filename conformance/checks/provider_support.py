@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.checks.context import CheckContext
 from conformance.checks.evidence import show
+from conformance.checks.fan_out import each
 from conformance.checks.outcome import DriverRaised
 from conformance.provider import Invalid, MemoryCategory, MemoryTaint
 
@@ -153,7 +154,9 @@ def put(
     constraints, so an `Invalid` refusal fails the check, naming `what` was refused
     and the constraint (`declare`) a store that cannot take it declares.
     """
-    ctx.defer(f"forget({namespace!r}, {key!r})", lambda: provider.forget(namespace, key))
+    ctx.defer(
+        f"forget({namespace!r}, {key!r})", lambda: provider.forget(namespace, key), independent=True
+    )
     with taking_valid_input(ctx, call_of("store", namespace, key, ...), what, declare):
         provider.store(namespace, key, content, category, session_id, taint)
 
@@ -258,13 +261,16 @@ def read_back(entry: Any) -> dict[str, object]:
 def put_rows(
     provider: Any,
     ctx: CheckContext,
-    rows: Iterable[Row],
+    rows: Sequence[Row],
     *,
     what: str = "contract-valid input",
     declare: str | None = None,
+    in_any_order: bool = False,
 ) -> None:
-    """`put` each row, in order (`what` and `declare` as `put` takes them)."""
-    for row in rows:
+    """`put` each row, in order (`what` and `declare` as `put` takes them); several at once
+    with `in_any_order`, when the run has seats to spare (`fan_out`)."""
+
+    def put_row(row: Row) -> None:
         put(
             provider,
             ctx,
@@ -277,6 +283,18 @@ def put_rows(
             what=what,
             declare=declare,
         )
+
+    if in_any_order:
+        each(put_row, rows)
+    else:
+        for row in rows:
+            put_row(row)
+
+
+def forget_held(provider: Any, ctx: CheckContext, row: Row) -> None:
+    """Forget the entry `row` stored: `forget` must answer True."""
+    forgot = provider.forget(row.namespace, row.key)
+    ctx.require(forgot is True, f"forget({row.namespace!r}, {row.key!r})", "True", forgot)
 
 
 def provider_retains_writes(provider: Any, ctx: CheckContext | None = None) -> bool:

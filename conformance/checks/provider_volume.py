@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from conformance.checks.context import CheckContext
+from conformance.checks.fan_out import each
 from conformance.checks.provider_support import (
     FORGET_OWNER,
     Row,
     entry_ref,
+    forget_held,
     is_ours,
     keys_of,
     named_keys,
@@ -74,7 +77,7 @@ def assert_listing_holds_at_volume(provider: Any, ctx: CheckContext) -> None:
     rows += [Row(n, "only", "small entry") for n in small]
     for namespace in small:
         entry_ref(ctx, namespace, "only", where(ctx, namespace))
-    put_rows(provider, ctx, rows)
+    put_rows(provider, ctx, rows, in_any_order=True)
 
     in_big = [r for r in rows if r.namespace == big]
     for category, session in FILTERS:
@@ -94,9 +97,7 @@ def assert_listing_holds_at_volume(provider: Any, ctx: CheckContext) -> None:
 
     forgotten = in_big[:FORGOTTEN] + [r for r in rows if r.namespace == small[0]]
     with ctx.precondition(FORGET_OWNER, "forgetting stored entries"):
-        for row in forgotten:
-            forgot = provider.forget(row.namespace, row.key)
-            ctx.require(forgot is True, f"forget({row.namespace!r}, {row.key!r})", "True", forgot)
+        each(partial(forget_held, provider, ctx), forgotten)
     counts[big] = BIG - FORGOTTEN
     del counts[small[0]]
     require_counts(provider, ctx, counts)

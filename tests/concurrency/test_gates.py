@@ -141,7 +141,7 @@ def test_a_still_block_waits_for_writes_under_way_and_holds_back_later_ones() ->
     writing.wait(2)
 
     def reader() -> None:
-        with calls.still():
+        with calls.still("provider"):
             events.append("still began")
             time.sleep(0.2)
             events.append("still ended")
@@ -167,7 +167,7 @@ def test_still_blocks_that_only_read_share_and_one_that_writes_waits_for_them() 
     reading = threading.Barrier(2, timeout=2)
 
     def reader(name: str) -> None:
-        with calls.still():
+        with calls.still("provider"):
             reading.wait()  # both inside at once, or the barrier breaks
             events.append(f"{name} read")
             time.sleep(0.1)
@@ -176,7 +176,7 @@ def test_still_blocks_that_only_read_share_and_one_that_writes_waits_for_them() 
     time.sleep(0.05)
 
     def writer() -> None:
-        with calls.still(writes=True):
+        with calls.still("provider", writes=True):
             events.append("own writes")
 
     own = _in_thread(writer)
@@ -197,7 +197,7 @@ def test_a_given_up_writer_no_longer_keeps_a_still_block_waiting() -> None:
     thread.start()
     time.sleep(0.05)
     calls.forget("stuck-thread")
-    with calls.still():
+    with calls.still("provider"):
         pass
     stuck.set()
 
@@ -239,3 +239,72 @@ def test_load_beside_others_takes_the_result_alone_and_a_wrong_answer_does_not()
         assert shown.outcome == "failed" and shown.concurrency_only
         assert f"{beside.outcome} only beside other checks" in shown.reason
     assert settle(wrong, wrong, 8, "pytest ...") is wrong
+
+
+def test_a_still_block_holds_back_writes_to_its_store_only() -> None:
+    calls = CallGate()
+    inside = threading.Event()
+    finish = threading.Event()
+
+    def exporter() -> None:
+        with calls.still("provider"):
+            inside.set()
+            finish.wait(2)
+
+    block = _in_thread(exporter)
+    assert inside.wait(2)
+    with calls.write("engine"):
+        pass  # an engine write goes on while the provider's store holds still
+    held = [_in_thread(lambda s=s: calls.write(s).__enter__() and None) for s in ("provider", None)]  # type: ignore[misc]
+    for thread in held:
+        thread.join(0.1)
+        assert thread.is_alive()  # a provider write, and one of no known store, wait
+    finish.set()
+    block.join(2)
+    for thread in held:
+        thread.join(2)
+        assert not thread.is_alive()
+
+
+def test_a_block_that_reads_waits_behind_one_that_writes_waiting_to_start() -> None:
+    calls = CallGate()
+    events: list[str] = []
+    first_in = threading.Event()
+    finish_first = threading.Event()
+
+    def first_reader() -> None:
+        with calls.still("provider"):
+            first_in.set()
+            finish_first.wait(2)
+            events.append("first read")
+
+    def writer() -> None:
+        with calls.still("provider", writes=True):
+            events.append("own writes")
+
+    def second_reader() -> None:
+        with calls.still("provider"):
+            events.append("second read")
+
+    threads = [_in_thread(first_reader)]
+    assert first_in.wait(2)
+    threads.append(_in_thread(writer))
+    time.sleep(0.1)
+    threads.append(_in_thread(second_reader))
+    time.sleep(0.1)
+    assert events == []  # the second reader does not overtake the writer waiting
+    finish_first.set()
+    for thread in threads:
+        thread.join(2)
+    assert events == ["first read", "own writes", "second read"]
+
+
+def test_an_entry_withdrawn_before_it_got_in_never_gets_in() -> None:
+    gate = Gate(1)
+    seated: list[Pass] = []
+    first, second, third = (gate.queue(False, seated.append) for _ in range(3))
+    gate.withdraw(second)
+    gate.leave(first)
+    assert seated == [first, third] and gate.waiting == 0
+    gate.withdraw(third)  # once in, withdrawing changes nothing: it leaves itself
+    assert gate.inside == 1
