@@ -5,9 +5,10 @@ pytest still runs one item at a time and shows each with its own outcome; an ite
 ran, together with the items this process runs after it (those still to come in the
 session without xdist, the worker's queue with it). Each check keeps its own seed, time
 limit, call log and outcome, so a report, a replay command and `--conformance-seed`
-mean what they mean serially. Fuzz targets run alone (their oracle reads the whole
-store). What a driver prints while checks run at once cannot be told apart between
-them: it is captured with the item pytest is waiting for.
+mean what they mean serially. Fuzz targets run beside the checks and each other, first
+(they are the longest); a program's steps stay one after another, so a seed names the
+same programs. What a driver prints while checks run at once cannot be told apart
+between them: it is captured with the item pytest is waiting for.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 from conformance.checks.concurrent import CheckPool, Job, Seat, Stopped
 from conformance.checks.context import short_label
 from conformance.checks.outcome import Inconclusive
-from conformance.checks.typical_calls import typical_calls
+from conformance.checks.typical_calls import FUZZ_TARGET_CALLS, typical_calls
 from conformance.report import CheckEntry, Concurrency, Hang
 from conformance.time_limit import HungCall
 from plugins.abandon import left_behind_reason, rebuilt_line
@@ -131,8 +132,9 @@ class ItemPool:
         def fuzz(_: Seat) -> Result:
             return run.run_fuzz_target(target)
 
-        # The fuzzer's oracle reads the whole store (export, list everything): alone.
-        return Job(item.nodeid, fuzz, partial(self._given_up, item), alone=True)
+        # Beside the checks: the fuzzer builds instances of its own, compares only what
+        # its programs wrote, and holds the provider still while it pages an export.
+        return Job(item.nodeid, fuzz, partial(self._given_up, item), cost=FUZZ_TARGET_CALLS)
 
     # -- a call given up -----------------------------------------------------------------
 

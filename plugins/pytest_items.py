@@ -13,6 +13,7 @@ from _pytest._code.code import ReprExceptionInfo
 
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
+from conformance.checks.typical_calls import FUZZ_TARGET_CALLS, typical_calls
 from conformance.fuzz_targets import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import (
@@ -211,11 +212,23 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
     if run.settings.fuzz:
         for target in run.fuzz_targets():
             added.append(FuzzItem.from_parent(suite, name=target.id, target=target))
+    if run.worker != "main":
+        # xdist hands the items out in this order, a few at a time to whichever worker is
+        # free: the longest first, so that no worker is left running one long check while
+        # the others have finished (every worker sorts alike, as xdist requires).
+        added.sort(key=_expected_calls, reverse=True)
     items.extend(added)
     # Reported as collected, so "collected N items" counts the checks.
     session.ihook.pytest_collectreport(
         report=pytest.CollectReport(nodeid, "passed", None, list(added))
     )
+
+
+def _expected_calls(item: pytest.Item) -> int:
+    """The driver calls an item of the suite typically makes."""
+    if isinstance(item, CheckItem):
+        return typical_calls(item.check.id)
+    return FUZZ_TARGET_CALLS
 
 
 class RunHooks:

@@ -230,6 +230,7 @@ class CheckContext:
         face: str | None = None,
         method: str | None = None,
         full_label: Callable[[], str] | None = None,
+        in_turn_as: tuple[str | None, str | None] | None = None,
     ) -> Any:
         """One driver call under the run's policy; its answer, or the check's verdict.
 
@@ -240,6 +241,8 @@ class CheckContext:
         `face` (`"engine"`, `"provider"`, `"documents"`) and `method`, the answer must be
         of the type that method returns. `full_label` renders the call with its arguments
         whole, for a failure at a call that raised (`label` may shorten them).
+        `in_turn_as` names the call's method and face for checks run at once (`still`)
+        where `method` and `face` are not given (they also check the answer's type).
         """
         kept_kw = kwargs or {}
         attempt = 0
@@ -250,7 +253,7 @@ class CheckContext:
             sent = [private_copy(a) for a in args]
             sent_kw = {k: private_copy(v) for k, v in kept_kw.items()}
             try:
-                with in_turn(method, face):
+                with in_turn(*(in_turn_as or (method, face))):
                     result = run_within(
                         self.settings.timeout,
                         fn,

@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["TYPICAL_CALLS", "UNKNOWN", "typical_calls"]
+__all__ = ["FUZZ_TARGET_CALLS", "TYPICAL_CALLS", "UNKNOWN", "typical_calls"]
+
+FUZZ_TARGET_CALLS: Final = 100_000
+"""What a fuzz target is taken to cost: more than any check (thousands of calls at the
+default budget), so it starts first."""
 
 UNKNOWN: Final = 20
 """The calls assumed of a check the table does not name."""

@@ -1,8 +1,11 @@
 """Whether running checks at once gains anything against this driver: measured, not
 guessed, on the first checks of the run.
 
-The first `WARMUP` seconds of checks run one at a time, the next `WARMUP` seconds up to
-the asked width; the driver calls answered a second in each stretch are compared. Threads
+The first stretch of checks runs one at a time, the next up to the asked width; the driver
+calls answered a second in each are compared. A stretch lasts `WARMUP` seconds, or only
+`WARMUP_SHORTEST` once it has answered `WARMUP_CALLS` calls: a store that answers quickly
+(in this process, or a few milliseconds away) is measured in a fraction of the time it
+would spend at a width that does not suit it, one far away still over half a second. Threads
 overlap only while they wait (on a socket, a pipe, a timer): a store across a network
 answers several times as many calls a second with checks at once, while an in-memory store
 in the kit's own process gains nothing under the GIL (or loses, to the switching and to the
@@ -18,10 +21,16 @@ from typing import Final
 
 from conformance import clock
 
-__all__ = ["MIN_GAIN", "WARMUP", "Warmup"]
+__all__ = ["MIN_GAIN", "WARMUP", "WARMUP_CALLS", "WARMUP_SHORTEST", "Warmup"]
 
 WARMUP: Final = 0.5
-"""Seconds of each stretch: one check at a time, then several."""
+"""Seconds of each stretch at most: one check at a time, then several."""
+
+WARMUP_SHORTEST: Final = 0.15
+"""Seconds of a stretch at least, once it has answered `WARMUP_CALLS` calls."""
+
+WARMUP_CALLS: Final = 50
+"""Calls that measure a stretch well enough to end it after `WARMUP_SHORTEST` seconds."""
 
 MIN_GAIN: Final = 1.5
 """How many times as many calls a second checks at once must answer to go on at once."""
@@ -36,11 +45,17 @@ class Warmup:
         calls: Callable[[], int],
         *,
         seconds: float | None = None,
+        shortest: float | None = None,
+        enough: int | None = None,
         wall: Callable[[], float] = clock.perf_counter,
     ) -> None:
-        """`calls`: how many driver calls have been answered so far."""
+        """`calls`: how many driver calls have been answered so far; a stretch lasts
+        `seconds`, or `shortest` once it has answered `enough` calls (defaults: `WARMUP`,
+        `WARMUP_SHORTEST`, `WARMUP_CALLS`)."""
         self.width = width
         self.seconds = WARMUP if seconds is None else seconds
+        self.shortest = min(self.seconds, WARMUP_SHORTEST if shortest is None else shortest)
+        self.enough = WARMUP_CALLS if enough is None else enough
         self._calls, self._wall = calls, wall
         self._mark = (wall(), calls())
         self._serial_rate: float | None = None
@@ -65,7 +80,8 @@ class Warmup:
         """Calls a second since the mark, once a stretch has lasted; the mark moves on."""
         at, made = self._wall(), self._calls()
         elapsed = at - self._mark[0]
-        if elapsed < self.seconds:
+        measured = elapsed >= self.shortest and made - self._mark[1] >= self.enough
+        if elapsed < self.seconds and not measured:
             return None
         rate = (made - self._mark[1]) / max(elapsed, 1e-9)
         self._mark = (at, made)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, Concatenate, NoReturn, ParamSpec, TypeVar
@@ -72,6 +73,11 @@ def error_text(error: BaseException | None) -> str:
     return "no error" if error is None else f"{type(error).__qualname__}: {error}"
 
 
+_OPERATION = re.compile(r"(?:\w+\(\)\.)*(\w+)\(")
+"""The operation a call's label names: `store` of `store('a', ...)`, `put_document` of
+`as_documents().put_document(...)`."""
+
+
 class FuzzConfigError(ValueError):
     """A fuzz configuration the kit cannot run safely (a namespace spec outside the run
     root, say): the caller's mistake, never reported as the driver's."""
@@ -119,6 +125,9 @@ class Differential:
     check_id: ClassVar[str]
     writes: ClassVar[frozenset[str]] = frozenset()
     """The steps that may change the store (the others only read it)."""
+    face: ClassVar[str] = "provider"
+    """The store its calls read and write (`engine` or `provider`), for checks run beside
+    it (`conformance.checks.still`)."""
 
     def __init__(
         self,
@@ -217,7 +226,11 @@ class Differential:
         any other error fails at `label`."""
         self.last_call = label
         try:
-            result: R = self.ctx.invoke(self.rel(label), fn, *args)
+            # The label names the operation (`fn` may be any wrapper's closure); a call it
+            # does not name counts as a write (`conformance.checks.still`).
+            named = _OPERATION.match(label)
+            turn = (named.group(1) if named else None, self.face)
+            result: R = self.ctx.call(self.rel(label), fn, args, in_turn_as=turn)
             return result
         finally:
             self._settle()

@@ -144,6 +144,7 @@ class EngineDifferential(Differential):
     """The engine under test beside an oracle; every method is one step."""
 
     check_id = ENGINE_TARGET
+    face = "engine"
     writes = frozenset(
         {
             "store",

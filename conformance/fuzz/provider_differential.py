@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from conformance.checks.evidence import show
+from conformance.checks.still import still_store
 from conformance.constraints import named_refusal
 from conformance.engine.blank import is_blank
 from conformance.fuzz.bulk import bulk_entries
@@ -462,9 +463,12 @@ class ProviderDifferential(DocumentsDifferential):
         session_id: str | None,
     ) -> builtins.list[MemoryEntry]:
         """`min_score` both ways: the hits of the same recall without it that score at
-        least `min_score`, all of them (compared by score, so ties may trade places)."""
-        unbounded = self._recall_in(namespace, query, limit, category, None, session_id)
-        hits = self._recall_in(namespace, query, limit, category, min_score, session_id)
+        least `min_score`, all of them (compared by score, so ties may trade places). Run
+        beside checks, both recalls are made while no check writes: a score may weigh
+        every entry of the store."""
+        with still_store():
+            unbounded = self._recall_in(namespace, query, limit, category, None, session_id)
+            hits = self._recall_in(namespace, query, limit, category, min_score, session_id)
         if all(hit.score is not None for hit in unbounded):
             want = sorted(
                 (h.score for h in unbounded if h.score is not None and h.score >= min_score),
@@ -704,6 +708,11 @@ class ProviderDifferential(DocumentsDifferential):
     # -- portability ----------------------------------------------------------------
 
     def _export_all(self, limit: int) -> builtins.list[ExportRecord]:
+        # Run beside checks, the export pages while no check writes (`still_store`).
+        with still_store():
+            return self._export_pages(limit)
+
+    def _export_pages(self, limit: int) -> builtins.list[ExportRecord]:
         records: builtins.list[ExportRecord] = []
         seen: set[str] = set()
         cursor: str | None = None
@@ -881,6 +890,16 @@ class ProviderDifferential(DocumentsDifferential):
         writes wait: after the first page every row not yet exported is forgotten (and,
         when `emptied` is true, the first exported too), so an offset cursor lies
         exactly at the end of the store, or past it."""
+        # Its own writes between pages: no check's may join them (`still_store`).
+        with still_store(writes=True):
+            self._export_while_written(page, writes, emptied)
+
+    def _export_while_written(
+        self,
+        page: int,
+        writes: builtins.list[tuple[str, str, str | None]],
+        emptied: bool | None,
+    ) -> None:
         rows = {
             f"{row.namespace}|{row.key}"
             for row in self.oracle.list(None, None, None)

@@ -45,6 +45,7 @@ from conformance.fuzz.provider_machine import provider_state_machine
 from conformance.fuzz.repro import repro_source, write_repro
 from conformance.fuzz.scale import run_scale
 from conformance.fuzz.session import FuzzSession, SessionOptions
+from conformance.fuzz.shared import Shared
 from conformance.fuzz.stats import PAGED_READS, FuzzStats
 from conformance.fuzz.steps import FailureSink, Step, program
 from conformance.fuzz.storage import kit_storage
@@ -457,8 +458,7 @@ def _search(
         factory = hypothesis_seed(chosen)(factory)
     try:
         with (
-            pinned_generation(),
-            kit_storage(),
+            _SEARCHING.entered(),
             _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
         ):
             # Any callable returning a machine will do, as hypothesis documents; its stub
@@ -482,6 +482,16 @@ def _search(
         report.failure = str(failure)
         raise FuzzFailure(failure, report) from exc
     return None
+
+
+@contextlib.contextmanager
+def _search_setting() -> Iterator[None]:
+    with pinned_generation(), kit_storage():
+        yield
+
+
+_SEARCHING = Shared(_search_setting)
+"""Hypothesis as every search runs it, shared by searches on several threads at once."""
 
 
 def _render(programs: list[list[Step]]) -> list[str]:

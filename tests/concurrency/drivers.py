@@ -59,3 +59,14 @@ def not_thread_safe() -> Driver:
     return Driver(
         name="not-thread-safe", provider=lambda: Remote(SharesOneScratch()), thread_safe=False
     )
+
+
+_ONE_STORE: dict[str, ReferenceProvider] = {}
+
+
+def one_store() -> Driver:
+    """The reference provider behind a round trip, every instance (the suite's, each fuzz
+    session's) over one store, as instances of a remote store's client are: the checks and
+    the fuzzer read and write the same entries."""
+    shared = _ONE_STORE.setdefault("provider", ReferenceProvider())
+    return Driver(name="one-store", provider=lambda: Remote(shared))

@@ -5,6 +5,7 @@ hangs is given up while the others go on."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,35 @@ def test_a_call_that_hangs_beside_others_is_given_up_and_the_rest_go_on(
     assert got[hangs].hang is not None and got[hangs].hang.call == "namespaces()"
     assert {c.outcome for i, c in got.items() if i != hangs} == {"passed"}
     assert len(report.driver.rebuilt) == 1 and hangs in report.driver.rebuilt[0]
+
+
+@pytest.mark.usefixtures("no_warm_up")
+def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
+    pytester: pytest.Pytester,
+) -> None:
+    # One store under every instance: the fuzzer's exports and the checks' writes meet.
+    selected = "fuzz or export_covers or listing_holds or export_during_writes or racing_writes"
+    reports = []
+    for flags in ((), ("--conformance-concurrency=6",)):
+        result = pytester.runpytest(
+            f"--driver={DRIVERS}:one_store",
+            "--fuzz",
+            "--fuzz-examples=3",
+            "--conformance-seed=8",
+            "--conformance-report=r.json",
+            "-k",
+            selected,
+            *flags,
+        )
+        result.assert_outcomes(passed=5, skipped=1)  # no engine: its fuzz target skips
+        reports.append(_report(pytester))
+    serial, at_once = reports
+    assert at_once.concurrency is not None and at_once.concurrency.used == 6
+
+    def verdicts(report: Report) -> dict[str, tuple[str, str]]:
+        # The same programs, steps and findings; only the calls differ, as the fuzzer's
+        # exports page through the entries the checks beside it hold in the one store.
+        calls = re.compile(r"\d+ driver calls \([\d.]+ per step\)")
+        return {c.id: (c.outcome, calls.sub("<calls>", c.reason)) for c in report.checks}
+
+    assert verdicts(at_once) == verdicts(serial)

@@ -210,7 +210,7 @@ def test_the_warm_up_goes_on_at_once_only_when_that_answers_more_calls_a_second(
     serial: int, wide: int, width: int
 ) -> None:
     wall, calls = [0.0], [0]
-    warmup = Warmup(8, lambda: calls[0], seconds=1.0, wall=lambda: wall[0])
+    warmup = Warmup(8, lambda: calls[0], seconds=1.0, shortest=1.0, wall=lambda: wall[0])
     wall[0], calls[0] = 0.5, serial // 2
     assert warmup.decided() is None  # still one at a time
     wall[0], calls[0] = 1.0, serial
@@ -308,3 +308,18 @@ def test_an_entry_withdrawn_before_it_got_in_never_gets_in() -> None:
     assert seated == [first, third] and gate.waiting == 0
     gate.withdraw(third)  # once in, withdrawing changes nothing: it leaves itself
     assert gate.inside == 1
+
+
+def test_a_stretch_that_answered_enough_calls_ends_early_and_one_that_did_not_runs_out() -> None:
+    wall, calls = [0.0], [0]
+    warmup = Warmup(
+        8, lambda: calls[0], seconds=0.5, shortest=0.15, enough=50, wall=lambda: wall[0]
+    )
+    wall[0], calls[0] = 0.1, 60
+    assert warmup.decided() is None  # enough calls, not yet the shortest stretch
+    wall[0] = 0.15
+    assert warmup.decided() == 8  # a quick store: measured after 0.15 s
+    wall[0], calls[0] = 0.4, 70
+    assert warmup.decided() is None  # 10 calls in 0.25 s: not enough, not yet 0.5 s
+    wall[0] = 0.65
+    assert warmup.decided() == 1  # 10 calls in 0.5 s, against 400 a second alone
