@@ -215,8 +215,9 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
     if run.worker != "main":
         # xdist hands the items out in this order, a few at a time to whichever worker is
         # free: the longest first, so that no worker is left running one long check while
-        # the others have finished (every worker sorts alike, as xdist requires).
-        added.sort(key=_expected_calls, reverse=True)
+        # the others have finished, but the whole-store readers last, as the gate orders
+        # them (every worker sorts alike, as xdist requires).
+        added.sort(key=_handed_out_first, reverse=True)
     items.extend(added)
     # Reported as collected, so "collected N items" counts the checks.
     session.ihook.pytest_collectreport(
@@ -224,11 +225,12 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
     )
 
 
-def _expected_calls(item: pytest.Item) -> int:
-    """The driver calls an item of the suite typically makes."""
+def _handed_out_first(item: pytest.Item) -> tuple[bool, int]:
+    """What xdist should hand out first: not a whole-store reader, then the most driver
+    calls an item typically makes."""
     if isinstance(item, CheckItem):
-        return typical_calls(item.check.id)
-    return FUZZ_TARGET_CALLS
+        return not item.check.whole_store, typical_calls(item.check.id)
+    return True, FUZZ_TARGET_CALLS
 
 
 class RunHooks:

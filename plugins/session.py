@@ -17,6 +17,7 @@ from conformance.interrupts import InterruptWatch
 from conformance.redaction import Redactor
 from conformance.report import redact_text, secret_values
 from plugins.driver_output import Captured, OutputLog, captured_descriptors, log_path, trimmed
+from plugins.hypothesis_summary import SparesHypothesisSummary
 from plugins.ledger import Ledger
 from plugins.pytest_items import RunHooks, suite_nodeid
 from plugins.report_file import write_report
@@ -143,6 +144,7 @@ def start_run(config: pytest.Config, settings: KitSettings) -> None:
     watch.start()
     config.stash[KIT] = run
     config.pluginmanager.register(RunHooks(run, ledger, config, role, watch), "tinymemory-run")
+    config.pluginmanager.register(SparesHypothesisSummary(), "tinymemory-no-hypothesis-summary")
     if role == "controller":
         config.pluginmanager.register(
             ControllerHooks(ledger, suite_nodeid(run)), "tinymemory-controller"

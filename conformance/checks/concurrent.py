@@ -7,8 +7,9 @@ to, the others' calls wait (`still`). A call past its time limit is interrupted 
 any thread; one still stuck a grace period later is given up: its check's result is
 made at once from the `HungCall`, its thread is left behind, and the driver is built
 again (alone, before any check starts after it), as a serial run does. After
-`MAX_GIVEN_UP` calls left behind, no check starts any more: `stopped` says why. A check
-lends seats nobody waits for to its own independent calls (`fan_out`).
+`MAX_GIVEN_UP` calls left behind, no check starts any more: `stopped` says why. A check's
+independent calls may go several at once, on helper threads that queue at the gate as
+checks do (`fan_out`); a helper's call given up ends its check as its own would.
 """
 
 from __future__ import annotations

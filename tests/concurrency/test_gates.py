@@ -210,7 +210,9 @@ def test_the_warm_up_goes_on_at_once_only_when_that_answers_more_calls_a_second(
     serial: int, wide: int, width: int
 ) -> None:
     wall, calls = [0.0], [0]
-    warmup = Warmup(8, lambda: calls[0], seconds=1.0, shortest=1.0, wall=lambda: wall[0])
+    warmup = Warmup(
+        8, lambda: calls[0], seconds=1.0, shortest=1.0, wall=lambda: wall[0], cpu=lambda: 0.0
+    )
     wall[0], calls[0] = 0.5, serial // 2
     assert warmup.decided() is None  # still one at a time
     wall[0], calls[0] = 1.0, serial
@@ -313,7 +315,13 @@ def test_an_entry_withdrawn_before_it_got_in_never_gets_in() -> None:
 def test_a_stretch_that_answered_enough_calls_ends_early_and_one_that_did_not_runs_out() -> None:
     wall, calls = [0.0], [0]
     warmup = Warmup(
-        8, lambda: calls[0], seconds=0.5, shortest=0.15, enough=50, wall=lambda: wall[0]
+        8,
+        lambda: calls[0],
+        seconds=0.5,
+        shortest=0.15,
+        enough=50,
+        wall=lambda: wall[0],
+        cpu=lambda: 0.0,
     )
     wall[0], calls[0] = 0.1, 60
     assert warmup.decided() is None  # enough calls, not yet the shortest stretch
@@ -323,3 +331,18 @@ def test_a_stretch_that_answered_enough_calls_ends_early_and_one_that_did_not_ru
     assert warmup.decided() is None  # 10 calls in 0.25 s: not enough, not yet 0.5 s
     wall[0] = 0.65
     assert warmup.decided() == 1  # 10 calls in 0.5 s, against 400 a second alone
+
+
+@pytest.mark.parametrize(("cpu", "width"), [(0.1, 8), (0.6, 8), (0.7, 1), (1.0, 1)])
+def test_a_process_busy_two_thirds_of_the_first_stretch_goes_on_one_check_at_a_time(
+    cpu: float, width: int
+) -> None:
+    wall, calls, used = [0.0], [0], [0.0]
+    warmup = Warmup(8, lambda: calls[0], seconds=1.0, wall=lambda: wall[0], cpu=lambda: used[0])
+    wall[0], calls[0], used[0] = 1.0, 100, cpu
+    assert warmup.decided() == width  # no second stretch when it could not gain 1.5 times
+    because = warmup.serial_because()
+    assert (because is None) == (width == 8)
+    if because is not None:
+        assert f"busy {cpu:.0%} of the time" in because and "(the GIL)" in because
+        assert warmup.decided() == 1  # and it stays decided
