@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from conformance.checks.evidence import show
+from conformance.checks.fan_out import each
 from conformance.checks.still import still_store
 from conformance.constraints import named_refusal
 from conformance.engine.blank import is_blank
@@ -1034,6 +1035,10 @@ class ProviderDifferential(DocumentsDifferential):
                 self._recall_in(None, held[0].content, 8, None, None)
                 return
 
+    def _forget_row(self, row: tuple[str, str]) -> None:
+        namespace, key = row
+        self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
+
     def cleanup(self, *, everything: bool) -> builtins.list[str]:
         """Forget the accepted writes (all of them, or those the oracle still holds);
         describe any survivor. Documents first, each deleted by its id."""
@@ -1044,8 +1049,9 @@ class ProviderDifferential(DocumentsDifferential):
             targets = sorted(
                 (str(row.namespace), row.key) for row in self.oracle.list(None, None, None)
             )
-        for namespace, key in targets:
-            self.call(f"forget({namespace!r}, {key!r})", self.driver.forget, namespace, key)
+        # Several at once when the run has seats to spare (`fan_out`): a remote store's
+        # teardown is a round trip per row.
+        each(self._forget_row, targets)
         left = Counter(
             row.namespace for row in self._driver_rows(None, "list(None) after teardown")
         )
