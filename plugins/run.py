@@ -17,7 +17,7 @@ from conformance import clock
 from conformance.bridge import as_sync
 from conformance.checks.beside_others import ALONE_KEY, needs_alone_run, settle
 from conformance.checks.catalogue import Check, all_checks, run_one
-from conformance.checks.concurrent import Seat
+from conformance.checks.concurrent import GivenUp, Seat
 from conformance.checks.context import CheckContext, RunSettings, new_nonce
 from conformance.checks.outcome import (
     RETAINS_NOTHING,
@@ -323,7 +323,7 @@ class KitRun:
                     fetch_mode,
                 )
             except BaseException as exc:
-                if from_user(exc):
+                if from_user(exc) or isinstance(exc, GivenUp):
                     raise
                 # Whatever escaped the check's own handling is still this check's outcome.
                 return CheckResult(
@@ -485,7 +485,7 @@ class KitRun:
                 entry.reason = str(failure)
                 self._trace(entry, failure)
             except BaseException as exc:
-                if from_user(exc):
+                if from_user(exc) or isinstance(exc, GivenUp):
                     raise
                 # A fuzz target that could not run has not passed.
                 shown = (

@@ -28,7 +28,7 @@ from conformance.checks.still import CallGate, holding_still, using
 from conformance.checks.warmup import Warmup
 from conformance.time_limit import HungCall, set_abandon_handler
 
-__all__ = ["MAX_GIVEN_UP", "CheckPool", "Job", "Seat", "Stopped"]
+__all__ = ["MAX_GIVEN_UP", "CheckPool", "GivenUp", "Job", "Seat", "Stopped"]
 
 T = TypeVar("T")
 
@@ -44,9 +44,10 @@ class Stopped(Exception):
     """No check may start: the pool gave up on the driver (`CheckPool.stopped` says why)."""
 
 
-class _GivenUp(BaseException):
+class GivenUp(BaseException):
     """Unwinds a check whose helper's call was given up (its result is made already): a
-    BaseException, so no handler of the check's makes more calls on the way out."""
+    BaseException, so no handler of the check's makes more calls on the way out; a runner
+    catching everything a check may raise lets this one through."""
 
 
 class Seat:
@@ -199,7 +200,9 @@ class CheckPool:
         def work() -> None:
             while True:
                 with lock:
-                    following = None if failed else next(todo, None)
+                    # Once a call of the job is given up, its result is made: no more calls.
+                    done = failed or job.given_up is not None
+                    following = None if done else next(todo, None)
                 if following is None:
                     return
                 at, item = following
@@ -248,7 +251,7 @@ class CheckPool:
         for done in list(started):
             while not done.wait(_WAIT):
                 if job.given_up is not None:
-                    raise _GivenUp(job.key)
+                    raise GivenUp(job.key)
         if failed:
             raise failed[min(failed)]
         return True
@@ -289,18 +292,22 @@ class CheckPool:
     def _abandon(self, hung: HungCall) -> None:
         with self._lock:
             job = self._running.pop(hung.thread, None)
-            if job is not None:
+            first = job is not None and job.given_up is None
+            if job is not None and first:
                 job.given_up = hung
         if job is None:
             if self._previous is not None:
                 self._previous(hung)
             return
-        try:
-            job.result = job.gave_up(hung)
-        except BaseException as exc:
-            job.error = exc
-        if job.seat is not None:
-            self.gate.leave(job.seat.entry)
+        if first:
+            try:
+                job.result = job.gave_up(hung)
+            except BaseException as exc:
+                job.error = exc
+            if job.seat is not None:
+                self.gate.leave(job.seat.entry)
+        # Another of the job's helpers may hang after the first: its seat is left too, but
+        # the check has its result and the driver is built again once.
         for entry in job.borrowed:
             self.gate.leave(entry)
         self.calls.forget(hung.thread)
@@ -310,7 +317,7 @@ class CheckPool:
                 f"{len(self.left_behind)} driver calls could not be interrupted and were left "
                 f"behind; the run starts no more checks"
             )
-        elif self.rebuild is not None:
+        elif self.rebuild is not None and first:
             rebuild = Job(f"rebuild after {job.key}", self._rebuild, _no_result, True, True)
             self.start(rebuild)
         job.done.set()

@@ -70,3 +70,29 @@ def one_store() -> Driver:
     the fuzzer read and write the same entries."""
     shared = _ONE_STORE.setdefault("provider", ReferenceProvider())
     return Driver(name="one-store", provider=lambda: Remote(shared))
+
+
+class HangsOnOneKey(ReferenceProvider):
+    """`store` of the key `v100` (one of the puts `provider.listing_holds_at_volume` makes
+    several at once) swallows every interrupt: a call the kit must leave behind."""
+
+    def store(
+        self,
+        namespace: str,
+        key: str,
+        content: str,
+        category: MemoryCategory,
+        session_id: str | None,
+        taint: MemoryTaint,
+    ) -> None:
+        while key == "v100":
+            try:
+                time.sleep(30)
+            except:  # noqa: E722 - swallowing everything is the fault under test
+                continue
+        super().store(namespace, key, content, category, session_id, taint)
+
+
+def hangs_on_one_key() -> Driver:
+    """`HangsOnOneKey` behind a round trip."""
+    return Driver(name="hangs-on-one-key", provider=lambda: Remote(HangsOnOneKey()))

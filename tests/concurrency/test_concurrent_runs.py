@@ -187,3 +187,24 @@ def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
         return {c.id: (c.outcome, calls.sub("<calls>", c.reason)) for c in report.checks}
 
     assert verdicts(at_once) == verdicts(serial)
+
+
+@pytest.mark.usefixtures("no_warm_up")
+def test_a_put_made_beside_the_check_that_hangs_is_left_behind_and_the_rest_go_on(
+    pytester: pytest.Pytester,
+) -> None:
+    volume = "provider.listing_holds_at_volume"  # its puts go several at once
+    pytester.runpytest(
+        f"--driver={DRIVERS}:hangs_on_one_key",
+        "--driver-timeout=0.5",
+        "--conformance-concurrency=4",
+        "--conformance-report=r.json",
+        "-k",
+        f"{volume} or provider.health or provider.store_get_round_trip or export_covers",
+    ).assert_outcomes(passed=3)
+    report = _report(pytester)
+    got = {c.id: c for c in report.checks}
+    assert got[volume].outcome == "inconclusive"
+    assert "'v100'" in got[volume].reason and "left the call behind" in got[volume].reason
+    assert len(report.driver.rebuilt) == 1 and volume in report.driver.rebuilt[0]
+    assert {c.outcome for i, c in got.items() if i != volume} == {"passed"}

@@ -157,3 +157,56 @@ def test_no_seat_is_lent_while_a_check_waits_alone(width: int) -> None:
         )
         pool.wait(alone)
     assert len(meter.threads) == 1 and meter.done == list(range(10))
+
+
+def test_a_check_unwound_because_its_helper_hung_is_neither_a_result_nor_run_again() -> None:
+    from conformance import Driver
+    from conformance.checks.concurrent import GivenUp
+    from conformance.checks.registry import Check
+    from plugins.run import KitRun
+    from plugins.settings import KitSettings
+    from reference_driver.provider import ReferenceProvider
+
+    runs: list[str] = []
+
+    def unwound(provider: object, ctx: object = None) -> None:
+        runs.append("ran")
+        raise GivenUp("provider.x")
+
+    run = KitRun(
+        settings=KitSettings(driver="reference"),
+        driver=Driver(name="reference", provider=ReferenceProvider),
+        waivers={},
+        seed=1,
+    )
+    run.build()
+    chk = Check(id="provider.x", title="x", profile="provider", clause="c", run=unwound)
+    with CheckPool(2, warm_up=False) as pool:
+        job = pool.start(Job("provider.x", lambda seat: run.run_check(chk, None, seat), _gave_up))
+        with pytest.raises(GivenUp):
+            pool.wait(job)  # the pool gives it no result of its own: its abandon handler does
+    assert runs == ["ran"]  # not run again alone, as a failure beside others would be
+
+
+def test_two_calls_of_one_check_given_up_make_one_result_and_one_rebuild() -> None:
+    release = threading.Event()
+    stuck: list[str] = []
+    rebuilt: list[str] = []
+
+    def hangs(item: int) -> None:
+        if item in (2, 3):
+            stuck.append(threading.current_thread().name)
+            release.wait(10)
+        time.sleep(0.01)
+
+    with CheckPool(4, lambda: rebuilt.append("again"), warm_up=False) as pool:
+        job = pool.start(Job("hangs", lambda _: each(hangs, range(12)), _gave_up))
+        deadline = time.monotonic() + 5
+        while len(stuck) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for thread in stuck:
+            pool._abandon(HungCall(f"store({thread})", "hangs", 0.1, 0.1, thread, main=False))
+        assert pool.wait(job) == f"gave up store({stuck[0]})"
+        assert pool.wait(pool.start(Job("after", lambda _: "ran", _gave_up))) == "ran"
+        release.set()
+    assert rebuilt == ["again"] and len(pool.left_behind) == 2
