@@ -21,6 +21,7 @@ its limit, whatever the driver did with the interrupt.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import math
 import os
@@ -318,13 +319,26 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
         # The kit's own alarm: raised only while a call is still past its limit (one
         # that has since returned ignores it).
         _alarm_sent = False
-        if _watchdog.main_thread_expired():
+        if _watchdog.main_thread_expired() and not _in_gc_callback(frame):
             raise CallExpired
         return
     # Not the kit's alarm (pytest-timeout's, say): pass it on.
     previous = _foreign_handlers[-1] if _foreign_handlers else None
     if callable(previous):
         previous(signum, frame)
+
+
+def _in_gc_callback(frame: FrameType | None) -> bool:
+    """Whether the alarm came while a garbage collector callback ran (hypothesis times the
+    collector with one): Python drops an exception raised there, so the interrupt waits
+    for the watchdog's next nudge, `NUDGE_INTERVAL` later, rather than be lost."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    callbacks.discard(None)
+    while callbacks and frame is not None:
+        if frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
 
 
 class _AlarmHandler:

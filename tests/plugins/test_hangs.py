@@ -168,3 +168,39 @@ def test_a_thread_bound_driver_from_a_factory_works_off_the_main_thread() -> Non
     worker.start()
     worker.join(30)
     assert set(outcomes_of(got[0]).values()) == {"passed"}
+
+
+def test_an_alarm_during_a_garbage_collector_callback_waits_for_the_next_nudge() -> None:
+    # hypothesis times the collector with a callback: an interrupt raised inside one is
+    # dropped by Python ("Exception ignored in gc_callback"); the kit lets it pass and
+    # interrupts the call at the next nudge instead.
+    import gc
+    import sys
+
+    from conformance.time_limit import TimeLimitExceeded, run_within
+
+    in_callback = threading.Event()
+
+    def slow_callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            in_callback.set()
+            deadline = time.perf_counter() + 0.15
+            while time.perf_counter() < deadline:
+                pass
+
+    def collects_for_ever() -> None:
+        while True:
+            gc.collect()
+
+    dropped: list[BaseException | None] = []
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: dropped.append(unraisable.exc_value)
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(TimeLimitExceeded):
+            run_within(0.05, collects_for_ever, label="collects_for_ever()")
+    finally:
+        gc.callbacks.remove(slow_callback)
+        sys.unraisablehook = previous_hook
+    assert in_callback.is_set()
+    assert dropped == []
