@@ -179,28 +179,31 @@ def test_an_alarm_during_a_garbage_collector_callback_waits_for_the_next_nudge()
 
     from conformance.time_limit import TimeLimitExceeded, run_within
 
-    in_callback = threading.Event()
+    calls = {"n": 0}
 
-    def slow_callback(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            in_callback.set()
-            deadline = time.perf_counter() + 0.15
+    def slow_first(phase: str, info: dict[str, int]) -> None:
+        # The first collection's callback runs past the limit (0.05 s) and the first nudge
+        # (0.15 s): both alarms land inside it; later ones land in the loop.
+        calls["n"] += 1
+        if phase == "start" and calls["n"] == 1:
+            deadline = time.perf_counter() + 0.2
             while time.perf_counter() < deadline:
                 pass
 
     def collects_for_ever() -> None:
         while True:
             gc.collect()
+            time.sleep(0.001)
 
     dropped: list[BaseException | None] = []
     previous_hook = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: dropped.append(unraisable.exc_value)
-    gc.callbacks.append(slow_callback)
+    gc.callbacks.append(slow_first)
     try:
         with pytest.raises(TimeLimitExceeded):
-            run_within(0.05, collects_for_ever, label="collects_for_ever()")
+            run_within(0.05, collects_for_ever, label="collects_for_ever()", grace=5.0)
     finally:
-        gc.callbacks.remove(slow_callback)
+        gc.callbacks.remove(slow_first)
         sys.unraisablehook = previous_hook
-    assert in_callback.is_set()
-    assert dropped == []
+    assert calls["n"] > 1
+    assert dropped == []  # no interrupt spent where Python drops it
