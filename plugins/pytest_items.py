@@ -13,7 +13,7 @@ from _pytest._code.code import ReprExceptionInfo
 
 from conformance.checks.catalogue import Check
 from conformance.checks.outcome import not_applicable
-from conformance.checks.typical_calls import FUZZ_TARGET_CALLS, typical_calls
+from conformance.checks.typical_calls import typical_calls
 from conformance.fuzz_targets import FuzzTarget
 from conformance.interrupts import InterruptWatch
 from conformance.report import (
@@ -214,9 +214,11 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
             added.append(FuzzItem.from_parent(suite, name=target.id, target=target))
     if run.worker != "main":
         # xdist hands the items out in this order, a few at a time to whichever worker is
-        # free: the longest first, so that no worker is left running one long check while
-        # the others have finished, but the whole-store readers last, as the gate orders
-        # them (every worker sorts alike, as xdist requires).
+        # free: the longest checks first, so that no worker is left running one long check
+        # while the others have finished; the whole-store readers last, as the gate orders
+        # them; and the fuzz targets after all, one to each worker then free (first, one
+        # would hold its worker's loop from the start, and a worker runs at once only the
+        # items it has been sent). Every worker sorts alike, as xdist requires.
         added.sort(key=_handed_out_first, reverse=True)
     items.extend(added)
     # Reported as collected, so "collected N items" counts the checks.
@@ -226,11 +228,11 @@ def add_items(session: pytest.Session, run: KitRun, items: list[pytest.Item]) ->
 
 
 def _handed_out_first(item: pytest.Item) -> tuple[bool, int]:
-    """What xdist should hand out first: not a whole-store reader, then the most driver
-    calls an item typically makes."""
+    """What xdist should hand out first: a check that does not read the whole store, then
+    the most driver calls it typically makes; a fuzz target last."""
     if isinstance(item, CheckItem):
         return not item.check.whole_store, typical_calls(item.check.id)
-    return True, FUZZ_TARGET_CALLS
+    return False, -1
 
 
 class RunHooks:
