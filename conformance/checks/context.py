@@ -140,8 +140,15 @@ def _repr_head(value: object, width: int) -> str:
 def short_label(label: str) -> str:
     """The method a call label names, as the bridge names it: `as_documents().put(...)`
     is `put()`."""
+    method = operation_of(label)
+    return f"{method}()" if method is not None else label
+
+
+def operation_of(label: str) -> str | None:
+    """The operation a call label names: `store` of `store('a', ...)`, `put_document` of
+    `as_documents().put_document(...)`; None when it names none."""
     named = _METHOD.match(label)
-    return f"{named.group(1)}()" if named else label
+    return named.group(1) if named else None
 
 
 _METHOD = re.compile(r"(?:\w+\(\)\.)*(\w+)\(")

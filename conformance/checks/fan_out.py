@@ -28,7 +28,8 @@ class Lender(Protocol):
 
     def spread(self, fn: Callable[[T], object], items: Sequence[T]) -> bool:
         """Call `fn` on every item, several at once, raising the first failure in the
-        items' order; False (nothing called) when no seat is spare."""
+        items' order; False (nothing called) when the check may not spread its calls (one
+        check at a time, a check run alone, one holding a still block)."""
 
 
 _lender: contextvars.ContextVar[Lender | None] = contextvars.ContextVar(

@@ -19,6 +19,7 @@ from conformance.checks.provider_support import (
     Row,
     entry_ref,
     forget_held,
+    forget_when_done,
     is_ours,
     ns,
     put_rows,
@@ -467,7 +468,8 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
     """
     shrinking = ns(ctx, "export/shrinking")
     kept = [Row(shrinking, f"s{i:02d}", f"exported while shrinking {i}") for i in range(21)]
-    _forget_at_end(provider, ctx, shrinking, [row.key for row in kept])
+    for row in reversed(kept):
+        forget_when_done(provider, ctx, shrinking, row.key)
     put_rows(provider, ctx, kept)
     # The writes between pages are this check's own: no other check's may join them.
     with still_store(writes=True):
@@ -481,7 +483,8 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
             Row(namespace, f"e{i:02d}", f"exported while written {i}") for i in range(BETWEEN_ROWS)
         ]
         written_keys = [f"w{n}" for n in range(1, BETWEEN_WRITES + 1)]
-        _forget_at_end(provider, ctx, namespace, [*(r.key for r in rows), *written_keys])
+        for key in reversed([*(r.key for r in rows), *written_keys]):
+            forget_when_done(provider, ctx, namespace, key)
         put_rows(provider, ctx, rows)
         order = [r.key for r in rows]
         read = PagedRead(before=set(order), entered=set(), left=set())
@@ -537,14 +540,6 @@ def assert_export_during_writes(provider: Any, ctx: CheckContext) -> None:
             sorted(entry_ref(ctx, namespace, key) for key in order),
             "exactly the entries held after the writes",
         )
-
-
-def _forget_at_end(provider: Any, ctx: CheckContext, namespace: str, keys: list[str]) -> None:
-    """Each of `keys` in `namespace` is forgotten when the check ends (several at once when
-    the run has seats to spare: `fan_out`)."""
-    for key in reversed(keys):
-        forget = partial(provider.forget, namespace, key)
-        ctx.defer(f"forget({namespace!r}, {key!r})", forget, independent=True)
 
 
 def _entry_keys(records: list[ExportRecord], namespace: str) -> list[str]:

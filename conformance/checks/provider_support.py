@@ -154,11 +154,16 @@ def put(
     constraints, so an `Invalid` refusal fails the check, naming `what` was refused
     and the constraint (`declare`) a store that cannot take it declares.
     """
-    ctx.defer(
-        f"forget({namespace!r}, {key!r})", lambda: provider.forget(namespace, key), independent=True
-    )
+    forget_when_done(provider, ctx, namespace, key)
     with taking_valid_input(ctx, call_of("store", namespace, key, ...), what, declare):
         provider.store(namespace, key, content, category, session_id, taint)
+
+
+def forget_when_done(provider: Any, ctx: CheckContext, namespace: str, key: str) -> None:
+    """Forget the entry at `(namespace, key)` when the check ends; next to the check's other
+    forgets, several at once when the run has seats to spare (`fan_out`)."""
+    forget = partial(provider.forget, namespace, key)
+    ctx.defer(f"forget({namespace!r}, {key!r})", forget, independent=True)
 
 
 @contextlib.contextmanager

@@ -66,7 +66,8 @@ class Warmup:
         self._mark = (wall(), calls(), cpu())
         self._serial_rate: float | None = None
         self.gain: float | None = None
-        """Calls a second at once over one at a time, once both stretches are measured."""
+        """Calls a second at once over one at a time, once both stretches are measured;
+        for a process found busy in the first stretch, the most they could be."""
         self.busy: float | None = None
         """The share of the first stretch this process spent on the CPU, once measured."""
 

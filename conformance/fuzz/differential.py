@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from conformance.bridge import as_sync
-from conformance.checks.context import CheckContext
+from conformance.checks.context import CheckContext, operation_of
 from conformance.checks.evidence import show, shown
 from conformance.checks.outcome import ConformanceFailure, DriverRaised, Inconclusive
 from conformance.fuzz.stats import ProgramStats
@@ -71,11 +70,6 @@ def some_shown(rows: Counter[Any], most: int = 6) -> str:
 def error_text(error: BaseException | None) -> str:
     """An error as a failure's `got` names it."""
     return "no error" if error is None else f"{type(error).__qualname__}: {error}"
-
-
-_OPERATION = re.compile(r"(?:\w+\(\)\.)*(\w+)\(")
-"""The operation a call's label names: `store` of `store('a', ...)`, `put_document` of
-`as_documents().put_document(...)`."""
 
 
 class FuzzConfigError(ValueError):
@@ -228,8 +222,7 @@ class Differential:
         try:
             # The label names the operation (`fn` may be any wrapper's closure); a call it
             # does not name counts as a write (`conformance.checks.still`).
-            named = _OPERATION.match(label)
-            turn = (named.group(1) if named else None, self.face)
+            turn = (operation_of(label), self.face)
             result: R = self.ctx.call(self.rel(label), fn, args, in_turn_as=turn)
             return result
         finally:
