@@ -6,9 +6,10 @@ ran, together with the items this process runs after it (those still to come in 
 session without xdist, the worker's queue with it). Each check keeps its own seed, time
 limit, call log and outcome, so a report, a replay command and `--conformance-seed`
 mean what they mean serially. Fuzz targets run beside the checks and each other, first
-(they are the longest); a program's steps stay one after another, so a seed names the
-same programs. What a driver prints while checks run at once cannot be told apart
-between them: it is captured with the item pytest is waiting for.
+(they are the longest), and their shards of programs several at once (cut by the budget
+alone, so a seed names the same programs: `conformance.fuzz.shards`). What a driver
+prints while checks run at once cannot be told apart between them: it is captured with
+the item pytest is waiting for.
 """
 
 from __future__ import annotations

@@ -185,10 +185,12 @@ class CheckPool:
         self._widen()
         job.done.set()
 
-    def spread(self, job: Job[Any], fn: Callable[[T], object], items: Sequence[T]) -> bool:
+    def spread(
+        self, job: Job[Any], fn: Callable[[T], object], items: Sequence[T], cost: int
+    ) -> bool:
         """`fn` on every item, on `job`'s thread and on helpers (`fan_out.each`): each
-        helper queues at the gate as a check of as many calls as there are items, and
-        starts when it gets a seat. False, nothing called, while one check runs at a time,
+        helper queues at the gate as a check of `cost` calls, and starts when it gets a
+        seat. False, nothing called, while one check runs at a time,
         or the job runs alone or holds a still block (its helpers' writes would wait)."""
         seat = job.seat
         if self.gate.width <= 1 or seat is None or seat.entry.alone or holding_still():
@@ -238,11 +240,11 @@ class CheckPool:
             thread.daemon = True
             thread.start()
 
-        # A helper is ranked as a check of as many calls as there are items: before the
-        # checks not yet running that cost fewer, after those that cost more (a long check
-        # not started yet would end the run later than a spread cut short).
+        # A helper is ranked as a check of the spread's calls: before the checks not yet
+        # running that cost fewer, after those that cost more (a long check not started
+        # yet would end the run later than a spread cut short).
         helpers = min(len(items), self.width) - 1
-        asked = [self.gate.queue(False, seated, cost=len(items)) for _ in range(helpers)]
+        asked = [self.gate.queue(False, seated, cost=cost) for _ in range(helpers)]
         try:
             work()
         finally:
@@ -337,8 +339,8 @@ class _Lender:
     def __init__(self, pool: CheckPool, job: Job[Any]) -> None:
         self._pool, self._job = pool, job
 
-    def spread(self, fn: Callable[[T], object], items: Sequence[T]) -> bool:
-        return self._pool.spread(self._job, fn, items)
+    def spread(self, fn: Callable[[T], object], items: Sequence[T], cost: int) -> bool:
+        return self._pool.spread(self._job, fn, items, cost)
 
 
 def _no_result(hung: HungCall) -> None:

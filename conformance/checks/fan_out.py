@@ -26,10 +26,11 @@ T = TypeVar("T")
 class Lender(Protocol):
     """What lends a check helper threads: the pool running it."""
 
-    def spread(self, fn: Callable[[T], object], items: Sequence[T]) -> bool:
+    def spread(self, fn: Callable[[T], object], items: Sequence[T], cost: int) -> bool:
         """Call `fn` on every item, several at once, raising the first failure in the
         items' order; False (nothing called) when the check may not spread its calls (one
-        check at a time, a check run alone, one holding a still block)."""
+        check at a time, a check run alone, one holding a still block). A helper waits
+        in line as a check of `cost` calls."""
 
 
 _lender: contextvars.ContextVar[Lender | None] = contextvars.ContextVar(
@@ -42,11 +43,26 @@ def lending(lender: Lender | None) -> None:
     _lender.set(lender)
 
 
-def each(fn: Callable[[T], object], items: Sequence[T]) -> None:
+def each(fn: Callable[[T], object], items: Sequence[T], *, cost: int | None = None) -> None:
     """`fn(item)` for every item, in order or several at once (see the module); the order
-    of the calls must not matter to the check."""
+    of the calls must not matter to the check. `cost` is the driver calls all the items
+    take together (default: one each), which ranks the helpers against checks waiting."""
     lender = _lender.get()
-    if lender is not None and len(items) > 1 and lender.spread(fn, items):
+    calls = len(items) if cost is None else cost
+    if lender is not None and len(items) > 1 and lender.spread(_unlent(fn), items, calls):
         return
     for item in items:
         fn(item)
+
+
+def _unlent(fn: Callable[[T], object]) -> Callable[[T], object]:
+    # An `each` inside a spread item runs in order: its helpers would queue behind, and
+    # hold seats for, the spread that is waiting on them.
+    def unlent(item: T) -> object:
+        token = _lender.set(None)
+        try:
+            return fn(item)
+        finally:
+            _lender.reset(token)
+
+    return unlent

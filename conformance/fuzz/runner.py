@@ -33,6 +33,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from conformance import clock
 from conformance.checks.context import RunSettings
+from conformance.checks.fan_out import each
 from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.driver import Profile
 from conformance.fuzz.config import EngineFuzzConfig, ProviderFuzzConfig
@@ -45,6 +46,7 @@ from conformance.fuzz.provider_machine import provider_state_machine
 from conformance.fuzz.repro import repro_source, write_repro
 from conformance.fuzz.scale import run_scale
 from conformance.fuzz.session import FuzzSession, SessionOptions
+from conformance.fuzz.shards import Shard, Watermark, plan_shards
 from conformance.fuzz.shared import Shared
 from conformance.fuzz.stats import PAGED_READS, FuzzStats
 from conformance.fuzz.steps import FailureSink, Step, program
@@ -324,19 +326,21 @@ def run_fuzz(
         session.escape = True
         report.oracle = session.oracle_name
         _announce(report)
-        found = _search(session, target.profile, cfg, count, length, derandomize, chosen, report)
+        found: tuple[Shard | None, ConformanceFailure] | None = _search(
+            session, target.profile, cfg, count, length, derandomize, chosen, report
+        )
         # A budget cut below the default is a quick run: it leaves the scale phase out.
         if found is None and count >= DEFAULT_EXAMPLES:
-            found = _scale(session, cfg, chosen, report)
+            scaled = _scale(session, cfg, chosen, report)
+            found = None if scaled is None else (None, scaled)
         if found is not None:
             report.time_to_failure = clock.perf_counter() - started
             failure = _settle(
                 report,
                 session,
-                sink,
                 subject,
                 options,
-                found,
+                *found,
                 shrink_calls if shrink_calls is not None else DEFAULT_SHRINK_CALLS,
                 repro_dir,
                 driver_options or {},
@@ -435,52 +439,112 @@ def _scale(
     return None
 
 
+class _Outranked(BaseException):
+    """Ends a shard's search once a shard before it has ended with a verdict."""
+
+
+class _ShardEnded(Exception):
+    """A shard's failure, carried through `each` (which raises the first shard's)."""
+
+    def __init__(self, shard: Shard, failure: ConformanceFailure) -> None:
+        super().__init__(failure)
+        self.shard, self.failure = shard, failure
+
+
 def _search(
     session: FuzzSession,
     profile: Profile,
     cfg: Any,
-    count: int,
+    examples: int,
     length: int,
     derandomize: bool,
     chosen: int | None,
     report: FuzzReport,
+) -> tuple[Shard, ConformanceFailure] | None:
+    """Run the search, shard by shard or several at once (`conformance.fuzz.shards`); the
+    first failing shard and its failure, or `None` when every program passed."""
+    shards = plan_shards(report.target_id, examples, chosen)
+    meter = ProgressMeter(report.target_id, "search", examples)
+    ended = Watermark()
+
+    def one(shard: Shard) -> None:
+        try:
+            failure = _search_shard(
+                session, profile, cfg, shard, length, derandomize, report, meter, ended
+            )
+        except BaseException:
+            ended.lower(shard.index)
+            raise
+        if failure is not None:
+            ended.lower(shard.index)
+            raise _ShardEnded(shard, failure)
+
+    with (
+        _SEARCHING.entered(),
+        _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
+    ):
+        try:
+            # Ranked as the calls its programs typically make (a couple a step).
+            each(one, shards, cost=2 * examples * length)
+        except _ShardEnded as first:
+            return first.shard, first.failure
+        except Abandoned as abandoned:
+            report.passed, report.inconclusive = False, str(abandoned.reason)
+            raise FuzzInconclusive(abandoned.reason, report) from None
+        except FuzzConfigError:
+            raise
+        except Exception as exc:
+            # Hypothesis itself gave up (or the kit broke) before any step failed.
+            report.passed = False
+            failure = ConformanceFailure(
+                report.target_id,
+                "the fuzz run",
+                "a completed run",
+                f"{type(exc).__qualname__}: {exc}",
+            )
+            report.failure = str(failure)
+            raise FuzzFailure(failure, report) from exc
+    return None
+
+
+def _search_shard(
+    session: FuzzSession,
+    profile: Profile,
+    cfg: Any,
+    shard: Shard,
+    length: int,
+    derandomize: bool,
+    report: FuzzReport,
+    meter: ProgressMeter,
+    ended: Watermark,
 ) -> ConformanceFailure | None:
-    """Run the search; its first failure, or `None` when every program passed."""
+    """Run one shard's search; its first failure, or `None` when every program passed."""
     machine = engine_state_machine(cfg) if profile == "engine" else provider_state_machine(cfg)
-    meter = ProgressMeter(report.target_id, "search", count)
 
     def factory() -> Any:
         # Called once per program: the programs opened so far have run.
+        if ended.outranks(shard.index):
+            raise _Outranked
         meter.tick(report.stats.examples, report.stats.steps)
-        return machine(cast(Any, session.open()))
+        if shard.index > 0 and not shard.rehearsed:
+            # Hypothesis draws the simplest program first, in every search alike.
+            shard.rehearsed = True
+            return machine(cast(Any, session.rehearsal()))
+        return machine(cast(Any, session.open(shard)))
 
-    if chosen is not None:
-        factory = hypothesis_seed(chosen)(factory)
+    if shard.seed is not None:
+        factory = hypothesis_seed(shard.seed)(factory)
     try:
-        with (
-            _SEARCHING.entered(),
-            _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
-        ):
-            # Any callable returning a machine will do, as hypothesis documents; its stub
-            # asks for a class.
-            run_state_machine_as_test(
-                cast(Any, factory), settings=fuzz_settings(count, length, derandomize)
-            )
+        # Any callable returning a machine will do, as hypothesis documents; its stub
+        # asks for a class.
+        run_state_machine_as_test(
+            cast(Any, factory),
+            settings=fuzz_settings(shard.examples, length, derandomize and shard.seed is None),
+        )
+    except _Outranked:
+        return None
     except FoundFailure as found:
         return found.failure
-    except Abandoned as abandoned:
-        report.passed, report.inconclusive = False, str(abandoned.reason)
-        raise FuzzInconclusive(abandoned.reason, report) from None
-    except FuzzConfigError:
-        raise
-    except Exception as exc:
-        # Hypothesis itself gave up (or the kit broke) before any step failed.
-        report.passed = False
-        failure = ConformanceFailure(
-            report.target_id, "the fuzz run", "a completed run", f"{type(exc).__qualname__}: {exc}"
-        )
-        report.failure = str(failure)
-        raise FuzzFailure(failure, report) from exc
     return None
 
 
@@ -504,23 +568,38 @@ def _render(programs: list[list[Step]]) -> list[str]:
     return lines
 
 
+def _failing_program(
+    session: FuzzSession, shard: Shard | None
+) -> tuple[list[Step], list[list[list[Step]]]]:
+    """The failing program's steps, and the histories to replay before it should it not
+    fail alone: its shard's programs before it, then every program opened before it on
+    the instance (the shards' interleaved, in the order they were opened)."""
+    sink = session.sink if shard is None else shard.sink
+    recorded = sink.failure() if sink is not None else None
+    steps: list[Step] = recorded[0] if recorded is not None else []
+    index = max(sink.index, 0) if sink is not None else 0
+    if shard is None:
+        return steps, [session.history[:index]]
+    before = session.history[: shard.opened_at[index]] if index < len(shard.opened_at) else []
+    return steps, [shard.history[:index], before]
+
+
 def _settle(
     report: FuzzReport,
     session: FuzzSession,
-    sink: FailureSink,
     subject: Subject,
     options: SessionOptions,
+    shard: Shard | None,
     found: ConformanceFailure,
     budget: int,
     repro_dir: Path | None,
     driver_options: Mapping[str, str],
     secrets: Collection[str],
 ) -> FuzzFailure:
-    """Replay, shrink, attribute and write the search's failure; the `FuzzFailure`."""
+    """Replay, shrink, attribute and write the failure of `shard`'s search (of the scale
+    phase: no shard); the `FuzzFailure`."""
     report.passed = False
-    recorded = sink.failure()
-    steps: list[Step] = recorded[0] if recorded is not None else []
-    history = session.history[: max(sink.index, 0)]
+    steps, histories = _failing_program(session, shard)
     programs: list[list[Step]] = [steps]
     failure = found
     every = options.full_every
@@ -541,19 +620,28 @@ def _settle(
             budget,
             progress=lambda left: meter.tick(budget - left),
         )
+
+        def recurs(outcome: Any) -> bool:
+            return outcome.failure is not None and same_failure(outcome.failure, found)
+
         again = replayer.run(programs)
-        if not (again.failure is not None and same_failure(again.failure, found)):
-            again = replayer.run([*history, steps]) if history else again
-            if again.failure is not None and same_failure(again.failure, found):
-                programs = [*history, steps]
-            else:
-                refused = _unreliable(len(history), again.failure, again.inconclusive)
-                failure = ConformanceFailure(
-                    found.check_id,
-                    found.call,
-                    found.expected,
-                    f"{found.got} (unreliable: it did not fail again on a fresh instance)",
-                )
+        replayed = 0
+        for history in histories:
+            # The shard's history is part of the instance's: a longer one is tried after.
+            if recurs(again) or len(history) <= replayed:
+                continue
+            replayed = len(history)
+            programs = [*history, steps]
+            again = replayer.run(programs)
+        if not recurs(again):
+            programs = [steps]
+            refused = _unreliable(replayed, again.failure, again.inconclusive)
+            failure = ConformanceFailure(
+                found.check_id,
+                found.call,
+                found.expected,
+                f"{found.got} (unreliable: it did not fail again on a fresh instance)",
+            )
         if refused is None:
             meter.tick(0)
             with _finally(lambda: meter.tick(budget - max(replayer.budget, 0), final=True)):

@@ -16,6 +16,7 @@ is written) and the regression file itself run recorded programs through
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,8 @@ from conformance.fuzz.provider_differential import (
     ProviderDifferential,
     provider_oracle,
 )
-from conformance.fuzz.stats import FuzzStats
+from conformance.fuzz.shards import Shard
+from conformance.fuzz.stats import FuzzStats, ProgramStats
 from conformance.fuzz.steps import FailureSink, Step
 
 __all__ = ["PROFILE_OF", "FuzzSession", "SessionOptions", "differential_class"]
@@ -72,7 +74,8 @@ class SessionOptions:
 
 
 class FuzzSession:
-    """Programs run one after another on one driver instance."""
+    """Programs run on one driver instance: one after another, or several at once when a
+    search is cut into shards (`conformance.fuzz.shards`)."""
 
     def __init__(
         self,
@@ -91,6 +94,8 @@ class FuzzSession:
         self.sink = sink
         self.history: list[list[Step]] = []
         """The step log of every program opened, in order."""
+        self._opening = threading.Lock()
+        """Shards open programs from several threads at once."""
         self.escape = False
         self.retains = self._probe()
         self.documents = self._documents()
@@ -158,20 +163,49 @@ class FuzzSession:
             return "empty"
         return "custom" if self.options.oracle is not None else "reference"
 
-    def open(self) -> Differential:
-        """A differential for the next program, under a root of its own."""
+    def open(self, shard: Shard | None = None) -> Differential:
+        """A differential for the next program (of `shard`, when a search is cut into
+        shards), under a root of its own."""
+        with self._opening:
+            at = len(self.history)
+            number = at if shard is None else len(shard.history)
+            # Each program under a root of its own, a seeded run's too (the same seed
+            # gives the same roots, program by program, shard by shard).
+            name = (
+                f"{self.target_id}#{at}"
+                if shard is None
+                else f"{self.target_id}#{shard.index}.{number}"
+            )
+            made = self._differential(self.driver, self.documents, name, self.stats.program())
+            made.index = number
+            made.sink = self.sink if shard is None else shard.sink
+            self.history.append(made.log)
+            if shard is not None:
+                shard.history.append(made.log)
+                shard.opened_at.append(at)
+        return made
+
+    def rehearsal(self) -> Differential:
+        """A differential between two fresh oracles, as `open` would make for the driver:
+        for a program no driver needs to run (`conformance.fuzz.shards`). It holds the
+        driver's shape (what it retains, whether it offers documents), so hypothesis draws
+        the same program through it; nothing of it is counted or recorded."""
+        stand_in = self._oracle()
+        documents = None if self.documents is None else stand_in.as_documents()
+        made = self._differential(stand_in, documents, f"{self.target_id}#rehearsal", None)
+        made.sink = None
+        return made
+
+    def _differential(
+        self, driver: Any, documents: Any | None, name: str, stats: ProgramStats | None
+    ) -> Differential:
         options = self.options
         common: dict[str, Any] = {
             "retains": self.retains,
-            # Each program under a root of its own, a seeded run's too (the same seed
-            # gives the same roots, program by program).
             "ctx": CheckContext(
-                self.target_id,
-                options.settings,
-                nonce=new_nonce(options.settings.seed, f"{self.target_id}#{len(self.history)}"),
+                self.target_id, options.settings, nonce=new_nonce(options.settings.seed, name)
             ),
-            "sink": self.sink,
-            "stats": self.stats.program(),
+            "stats": stats,
             "full_every": options.full_every,
             "fit": options.fit,
         }
@@ -180,11 +214,9 @@ class FuzzSession:
                 full_page=options.full_page, max_pages=options.max_pages, fit_item=options.fit_item
             )
         else:
-            common.update(documents=self.documents)
-        made = differential_class(self.target_id)(self.driver, self._oracle(), **common)
-        made.index = len(self.history)
+            common.update(documents=documents)
+        made = differential_class(self.target_id)(driver, self._oracle(), **common)
         made.escape = self.escape
-        self.history.append(made.log)
         return made
 
     @contextlib.contextmanager

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import conformance.checks.warmup as warmup
 from conformance.checks.context import RunSettings
 from conformance.checks.runner import run_suite
+from conformance.fuzz.session import FuzzSession
 from conformance.report import Report
 from reference_driver.provider import ReferenceProvider
 from tests.concurrency.drivers import Remote, SharesOneScratch
@@ -168,7 +171,7 @@ def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
         result = pytester.runpytest(
             f"--driver={DRIVERS}:one_store",
             "--fuzz",
-            "--fuzz-examples=3",
+            "--fuzz-examples=12",  # 3 shards: their programs run at once too
             "--conformance-seed=8",
             "--conformance-report=r.json",
             "-k",
@@ -187,6 +190,41 @@ def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
         return {c.id: (c.outcome, calls.sub("<calls>", c.reason)) for c in report.checks}
 
     assert verdicts(at_once) == verdicts(serial)
+
+
+@pytest.mark.usefixtures("no_warm_up")
+def test_a_fuzz_target_runs_its_shards_at_once_and_reports_the_first_that_failed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under fuzz seed 1 the fault passes the first shard's 5 programs and shows in the
+    # second's first; a shard after it may fail too, beside it: the second is reported.
+    threads: set[str] = set()
+    real = FuzzSession.open
+
+    def opened(self: FuzzSession, *args: Any, **kwargs: Any) -> Any:
+        threads.add(threading.current_thread().name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(FuzzSession, "open", opened)
+    reports, ran_on = [], []
+    for flags in ((), ("--conformance-concurrency=4",)):
+        threads.clear()
+        pytester.runpytest(
+            "--driver=tests.fuzz.engine_faults:FolderAsStringPrefix",
+            "--fuzz",
+            "--fuzz-examples=15",
+            "--fuzz-seed=1",
+            "--conformance-report=r.json",
+            "-k",
+            "fuzz.engine",
+            *flags,
+        ).assert_outcomes(failed=1)
+        reports.append({c.id: (c.outcome, c.reason) for c in _report(pytester).checks})
+        ran_on.append(len(threads))
+    serial, at_once = reports
+    assert at_once == serial
+    assert "FolderAsStringPrefix" not in serial["fuzz.engine.differential"][1]  # found, shrunk
+    assert ran_on[0] == 1 and ran_on[1] >= 2
 
 
 @pytest.mark.usefixtures("no_warm_up")

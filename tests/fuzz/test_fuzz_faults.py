@@ -33,7 +33,9 @@ FAULTS: dict[str, list[type]] = {
         broken_providers.ExportRefusesCursorAtTheEnd,
     ],
 }
-SEED = 20261129
+SEED = 133
+"""A seed under which every fault of `FAULTS` is found (the search is cut into shards, and
+seeds name other programs than they did; `benchmarks/bench_fuzz_faults.py` gives rates)."""
 SHRINK_CALLS = 4000
 """Shrinking kept short: these tests are about finding, and the file failing."""
 

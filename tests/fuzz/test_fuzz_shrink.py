@@ -3,6 +3,7 @@ that size, not the dozen writes the search happened to reach it with."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,11 @@ def shrunk(target: str, driver: type, seed: int, tmp_path: Path) -> FuzzFailure:
 def test_a_list_capped_at_50_is_shown_by_one_bulk_of_51(tmp_path: Path) -> None:
     # Seed 1 reached the 51st item through 14 writes (28 lines with their checks).
     failure = shrunk(ENGINE_TARGET, engine_faults.ListCappedAt50, 1, tmp_path)
-    assert steps_of(failure.program) == ["m.store_bulk(51, 915)"]
+    (step,) = steps_of(failure.program)
+    assert re.fullmatch(r"m\.store_bulk\(51, \d+\)", step), step
     assert failure.repro_path is not None
     source = failure.repro_path.read_text(encoding="utf-8")
-    assert "m.store_bulk(51, 915)" in source
+    assert step in source
     assert source.count("m.store") == 1  # the regression file holds the shortest program
 
 
