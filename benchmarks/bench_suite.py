@@ -4,12 +4,17 @@ delayed (5 ms and 50 ms: a store across a network), serially, with 8 checks at o
 time, check time, driver calls.
 
     python benchmarks/bench_suite.py [DELAY_MS ...]
+    python benchmarks/bench_suite.py --fuzz [DELAY_MS]
 
 Each figure is one pytest run in a subprocess (so start-up is included, as a vendor's CI
 pays it, byte code cached); -n 2 runs use pytest-xdist's two workers. CPU time is the run's user and
 system time, its workers' included (start-up too; on a loaded machine it is the figure
 that stays put). Check time is the sum of the checks' own durations from the report (no
 start-up), per profile; driver calls are counted per profile.
+
+With `--fuzz`, the suite and both fuzz targets at the default budget against the driver
+delayed by DELAY_MS (default 5), one seed, serially and with 8 at once: the wall times,
+and whether the two reports agree check by check (outcome and reason).
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+FUZZ_SEED = "1"
+"""The run seed of the `--fuzz` comparison (its fuzz seeds derive from it)."""
 
 
 def run_report(driver: str, *extra: str) -> tuple[float, dict[str, Any]]:
@@ -104,9 +113,33 @@ def drivers(delays: list[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def fuzz_comparison(delay: str) -> None:
+    """The suite with `--fuzz` against the `delay` ms driver, serially and 8 at once."""
+    flags = ("--driver-option", f"delay_ms={delay}", "--fuzz", "--conformance-seed", FUZZ_SEED)
+    driver = "benchmarks.delayed_drivers:delayed"
+    verdicts = []
+    walls = []
+    for mode in ("serial", "concurrency 8"):
+        wall, data = run_report(driver, *flags, *MODES[mode])
+        walls.append(wall)
+        verdicts.append({c["id"]: (c["outcome"], c["reason"]) for c in data["checks"]})
+        print(f"{delay} ms per call, --fuzz, {mode:<14} {wall:>9.2f} s", flush=True)
+    serial, at_once = verdicts
+    differ = sorted(k for k in serial.keys() | at_once.keys() if serial.get(k) != at_once.get(k))
+    print(
+        f"speed-up {walls[0] / walls[1]:.2f}x; {len(serial)} report entries, {len(differ)} differ"
+    )
+    for key in differ:
+        print(f"  {key}:\n    serial:  {serial.get(key)}\n    at once: {at_once.get(key)}")
+
+
 def main() -> None:
     """`bench_suite.py [DELAY_MS ...]` (default 5 50): every driver in every mode, one run
-    each, then each mode's speed-up over the serial run of the same driver."""
+    each, then each mode's speed-up over the serial run of the same driver;
+    `bench_suite.py --fuzz [DELAY_MS]`: `fuzz_comparison`."""
+    if sys.argv[1:2] == ["--fuzz"]:
+        fuzz_comparison((sys.argv[2:] or ["5"])[0])
+        return
     delays = sys.argv[1:] or ["5", "50"]
     print(
         f"{'run':<36} {'wall (s)':>9} {'CPU (s)':>8} {'check time engine + provider (s)':>33} "

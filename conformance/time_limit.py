@@ -319,7 +319,9 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
         # The kit's own alarm: raised only while a call is still past its limit (one
         # that has since returned ignores it).
         _alarm_sent = False
-        if _watchdog.main_thread_expired() and not _in_gc_callback(frame):
+        if not _watchdog.main_thread_expired():
+            return
+        if not _in_collection(frame):
             raise CallExpired
         return
     # Not the kit's alarm (pytest-timeout's, say): pass it on.
@@ -328,10 +330,15 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
         previous(signum, frame)
 
 
-def _in_gc_callback(frame: FrameType | None) -> bool:
-    """Whether the alarm came while a garbage collector callback ran (hypothesis times the
-    collector with one): Python drops an exception raised there, so the interrupt waits
-    for the watchdog's next nudge, `NUDGE_INTERVAL` later, rather than be lost."""
+def _in_collection(frame: FrameType | None) -> bool:
+    """Whether the alarm came while the garbage collector ran Python code on this thread: a
+    callback (hypothesis times the collector with one), a finalizer or a weakref callback.
+    Python drops an exception raised there, so the interrupt waits for the watchdog's
+    next nudge, `NUDGE_INTERVAL` later, rather than be lost."""
+    if _collecting == threading.get_ident():
+        return True
+    # A callback that runs before the kit's own on a collection's start, or after it on
+    # its stop, is told by its frame.
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     callbacks.discard(None)
     while callbacks and frame is not None:
@@ -339,6 +346,15 @@ def _in_gc_callback(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+_collecting: int | None = None
+"""The thread whose garbage collection is under way, while the kit's handler is in place."""
+
+
+def _track_collection(phase: str, info: dict[str, int]) -> None:
+    global _collecting
+    _collecting = threading.get_ident() if phase == "start" else None
 
 
 class _AlarmHandler:
@@ -356,6 +372,7 @@ class _AlarmHandler:
             return
         _foreign_handlers.append(current)
         self.installed = True
+        gc.callbacks.append(_track_collection)
         signal.signal(signal.SIGALRM, _on_alarm)
 
     def restore(self) -> None:
@@ -363,6 +380,8 @@ class _AlarmHandler:
             self.installed = False
             previous = _foreign_handlers.pop()
             signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+            with contextlib.suppress(ValueError):
+                gc.callbacks.remove(_track_collection)
 
 
 def run_within(
