@@ -190,8 +190,8 @@ class CheckPool:
     ) -> bool:
         """`fn` on every item, on `job`'s thread and on helpers (`fan_out.each`): each
         helper queues at the gate as a check of `cost` calls, and starts when it gets a
-        seat. False, nothing called, while one check runs at a time,
-        or the job runs alone or holds a still block (its helpers' writes would wait)."""
+        seat. False, nothing called, while one check runs at a time, or the job runs alone
+        or holds a still block (its helpers' writes would wait)."""
         seat = job.seat
         if self.gate.width <= 1 or seat is None or seat.entry.alone or holding_still():
             return False
