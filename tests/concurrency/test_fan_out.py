@@ -72,6 +72,25 @@ def test_helpers_never_take_the_run_past_its_width() -> None:
     assert meter.most <= 3
 
 
+@pytest.mark.parametrize("widens", [True, False])
+def test_a_spread_begun_while_the_warm_up_runs_one_at_a_time_widens_with_it(widens: bool) -> None:
+    # A fuzz target starts first, inside the warm-up's one-at-a-time stretch: its shards go
+    # several at once once the warm-up widens the run, and stay in order if it never does.
+    meter = Meter(pause=0.01)
+    with CheckPool(4, warm_up=False) as pool:
+        pool.gate.resize(1)
+        job = pool.start(Job("spread", lambda _: each(meter.call, range(40)), _gave_up))
+        if widens:
+            time.sleep(0.05)
+            pool.gate.resize(4)
+        pool.wait(job)
+    assert sorted(meter.done) == list(range(40))
+    if widens:
+        assert 1 < meter.most <= 4
+    else:
+        assert meter.done == list(range(40)) and meter.most == 1
+
+
 def test_one_check_at_a_time_makes_its_calls_in_order() -> None:
     meter = Meter(pause=0.001)
     _run_jobs(1, lambda _: each(meter.call, range(10)))
