@@ -128,7 +128,7 @@ class DocumentsDifferential(Differential):
         super().__init__(driver, oracle, **common)
         self.docs: Any | None = documents
         """The driver's documents family, or `None` when the documents steps do not run."""
-        self.doc_oracle = self._document_oracle(oracle)
+        self.doc_oracle = self.document_oracle(oracle)
         self.doc_ids: dict[Address, str] = {}
         """The driver's id of every document it holds, as the oracle sees them."""
         self.doc_freed: dict[str, builtins.list[tuple[str, str]]] = {}
@@ -151,7 +151,7 @@ class DocumentsDifferential(Differential):
         """`(doc_writes, steps)` when every document was last compared."""
 
     @staticmethod
-    def _document_oracle(oracle: Any) -> Any:
+    def document_oracle(oracle: Any) -> Any:
         """The oracle's documents family (the reference provider's is `ReferenceDocuments`),
         or a `ReferenceDocuments` of its own for an oracle without one."""
         accessor = getattr(oracle, "as_documents", None)

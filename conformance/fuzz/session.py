@@ -28,6 +28,7 @@ from conformance.checks.outcome import ConformanceFailure, Inconclusive
 from conformance.checks.provider_support import provider_retains_writes
 from conformance.driver import Driver, Profile
 from conformance.fuzz.differential import Differential
+from conformance.fuzz.document_differential import DocumentsDifferential
 from conformance.fuzz.engine_differential import ENGINE_TARGET, EngineDifferential, engine_oracle
 from conformance.fuzz.narrowing import bulk_fit, bulk_fit_item
 from conformance.fuzz.provider_differential import (
@@ -191,7 +192,9 @@ class FuzzSession:
         driver's shape (what it retains, whether it offers documents), so hypothesis draws
         the same program through it; nothing of it is counted or recorded."""
         stand_in = self._oracle()
-        documents = None if self.documents is None else stand_in.as_documents()
+        documents = None
+        if self.documents is not None:
+            documents = DocumentsDifferential.document_oracle(stand_in)
         made = self._differential(stand_in, documents, f"{self.target_id}#rehearsal", None)
         made.sink = None
         return made

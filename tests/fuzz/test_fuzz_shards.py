@@ -102,3 +102,21 @@ def test_a_failure_that_needs_other_shards_programs_is_replayed_after_them() -> 
     assert "the store is full" in str(failure)
     assert "unreliable" not in str(failure)
     assert sum("# history: program" in line for line in failure.program) >= 1
+
+
+class OracleWithoutDocuments(ReferenceProvider):
+    """A custom oracle offering no documents family (the fuzzer compares documents with a
+    `ReferenceDocuments` of its own then)."""
+
+    as_documents = None  # type: ignore[assignment]
+
+
+def test_a_shard_rehearses_its_first_draw_with_a_custom_oracle_too() -> None:
+    report = run_fuzz(
+        PROVIDER_TARGET,
+        ReferenceProvider,
+        examples=10,
+        seed=4,
+        oracle_factory=OracleWithoutDocuments,
+    )
+    assert report.passed and report.oracle == "custom" and report.runs >= 10
