@@ -27,17 +27,9 @@ __all__ = ["CATALOGUE", "Check", "CheckFunction", "all_checks", "check", "checks
 
 
 def checks_for(profile: Profile) -> list[Check]:
-    """The catalogued checks of one profile: the credential checks, then each suite
-    module's by the module's name, each module's in the order it defines them."""
+    """The catalogued checks of one profile, in registration order."""
     _load_suites()
-    # Whichever module a process imported first (a test may import one directly), the
-    # order is the same: the report, the pages and `--collect-only` follow it.
-    return sorted((c for c in CATALOGUE.values() if c.profile == profile), key=_place)
-
-
-def _place(chk: Check) -> tuple[bool, str]:
-    module = chk.run.__module__
-    return module != "conformance.checks.credentials", module
+    return [c for c in CATALOGUE.values() if c.profile == profile]
 
 
 def all_checks() -> list[Check]:

@@ -190,13 +190,15 @@ class CheckPool:
     ) -> bool:
         """`fn` on every item, on `job`'s thread and on helpers (`fan_out.each`): each
         helper queues at the gate as a check of `cost` calls, and starts when it gets a
-        seat. False, nothing called, when one check at a time was asked for, or the job
-        runs alone or holds a still block (its helpers' writes would wait). While the
-        warm-up runs one check at a time, the helpers wait in line and the job's thread
-        takes the items: a long spread (a fuzz target's shards) still widens once the
-        warm-up does, and never does if it decides on one at a time."""
+        seat. False, nothing called, when checks run one at a time (asked, or decided by
+        the warm-up), or the job runs alone or holds a still block (its helpers' writes
+        would wait). While the warm-up runs one check at a time, the helpers wait in line
+        and the job's thread takes the items: a long spread (a fuzz target's shards) still
+        widens once the warm-up does."""
         seat = job.seat
-        if self.width <= 1 or seat is None or seat.entry.alone or holding_still():
+        deciding = self.warmup is not None and self.warmup.gain is None
+        one_at_a_time = self.width <= 1 or (self.gate.width <= 1 and not deciding)
+        if one_at_a_time or seat is None or seat.entry.alone or holding_still():
             return False
         lock = threading.Lock()
         todo = iter(enumerate(items))

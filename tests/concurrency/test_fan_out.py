@@ -72,17 +72,29 @@ def test_helpers_never_take_the_run_past_its_width() -> None:
     assert meter.most <= 3
 
 
+class Deciding:
+    """A warm-up that has not decided yet: the test widens the gate itself."""
+
+    gain = None
+
+    def decided(self) -> None:
+        return None
+
+
 @pytest.mark.parametrize("widens", [True, False])
 def test_a_spread_begun_while_the_warm_up_runs_one_at_a_time_widens_with_it(widens: bool) -> None:
     # A fuzz target starts first, inside the warm-up's one-at-a-time stretch: its shards go
     # several at once once the warm-up widens the run, and stay in order if it never does.
     meter = Meter(pause=0.01)
     with CheckPool(4, warm_up=False) as pool:
+        pool.warmup = Deciding()  # type: ignore[assignment]
         pool.gate.resize(1)
         job = pool.start(Job("spread", lambda _: each(meter.call, range(40)), _gave_up))
+        time.sleep(0.05)
         if widens:
-            time.sleep(0.05)
             pool.gate.resize(4)
+        else:
+            pool.warmup = None  # decided: one at a time
         pool.wait(job)
     assert sorted(meter.done) == list(range(40))
     if widens:
