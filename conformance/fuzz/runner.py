@@ -4,17 +4,20 @@
 `conformance.fuzz.subject`), probes whether it retains writes, picks the oracle (the
 reference driver, or an empty store), narrows what it draws by the driver's declared
 constraints (reporting each narrowing), and searches: ``examples`` programs of
-``steps`` steps, every driver call under the run's time limit and retries. The seed is
-chosen at random unless given or ``derandomize`` is set; it is printed and returned.
+``steps`` steps, every driver call under the run's time limit and retries, in shards of
+10 programs on instances of their own (`conformance.fuzz.shards`: several at once under
+`--conformance-concurrency`). The seed is chosen at random unless given or
+``derandomize`` is set; it is printed and returned.
 
-The search stops at its first failure. The failing program is then replayed on a
-fresh instance; a failure that needs the instance's history is replayed with the
-programs before it; one that does not recur is reported as such, with no regression
-file. A recurring failure is shrunk deterministically (`conformance.fuzz.minimise`),
-replayed once more comparing the whole store after every step (so the failure names
-the step whose operation went wrong), and written to ``repro_dir`` as a standalone
-regression test. A call past the time limit, or a driver unavailable through every
-retry, makes the run inconclusive (`FuzzInconclusive`), never failed.
+The search stops at its first failure (the first failing shard's). The failing program
+is then replayed on a fresh instance; a failure that needs the instance's history is
+replayed with the programs its shard ran before it; one that does not recur is reported
+as such, with no regression file. A recurring failure is shrunk deterministically
+(`conformance.fuzz.minimise`), replayed once more comparing the whole store after every
+step (so the failure names the step whose operation went wrong), and written to
+``repro_dir`` as a standalone regression test. A call past the time limit, or a driver
+unavailable through every retry, makes the run inconclusive (`FuzzInconclusive`), never
+failed.
 """
 
 from __future__ import annotations
@@ -305,12 +308,12 @@ def run_fuzz(
     subject = subject_of(driver, target.profile, driver_spec)
     cfg, options, report.narrowing = _configure(target.profile, subject, config, run)
     options = dataclasses.replace(options, oracle=oracle_factory)
-    sink = FailureSink()
     started = clock.perf_counter()
-    session: FuzzSession | None = None
+    shards = plan_shards(target_id, count, chosen)
+    sessions: list[FuzzSession] = []
     try:
         try:
-            session = FuzzSession(target_id, subject.first, options, stats=report.stats, sink=sink)
+            sessions = _sessions(target_id, subject, options, report, len(shards))
         except ConformanceFailure as probe:
             # A probe that errs is a fault of the driver, not "retains nothing".
             report.passed, report.failure = False, str(probe)
@@ -323,24 +326,20 @@ def run_fuzz(
         except Inconclusive as stop:
             report.passed, report.inconclusive = False, str(stop)
             raise FuzzInconclusive(stop, report) from stop
-        session.escape = True
-        report.oracle = session.oracle_name
+        report.oracle = sessions[0].oracle_name
         _announce(report)
-        found: tuple[Shard | None, ConformanceFailure] | None = _search(
-            session, target.profile, cfg, count, length, derandomize, chosen, report
-        )
+        found = _search(sessions, shards, target.profile, cfg, length, derandomize, report)
         # A budget cut below the default is a quick run: it leaves the scale phase out.
         if found is None and count >= DEFAULT_EXAMPLES:
-            scaled = _scale(session, cfg, chosen, report)
-            found = None if scaled is None else (None, scaled)
+            scaled = _scale(sessions[0], cfg, chosen, report)
+            found = None if scaled is None else (sessions[0], scaled)
         if found is not None:
             report.time_to_failure = clock.perf_counter() - started
             failure = _settle(
                 report,
-                session,
+                *found,
                 subject,
                 options,
-                *found,
                 shrink_calls if shrink_calls is not None else DEFAULT_SHRINK_CALLS,
                 repro_dir,
                 driver_options or {},
@@ -350,9 +349,34 @@ def run_fuzz(
             raise failure
     finally:
         report.duration = clock.perf_counter() - started
-        if session is not None and subject.built_first:
-            session.shutdown()
+        for number, built in enumerate(dict.fromkeys(sessions)):
+            if number > 0 or subject.built_first:
+                built.shutdown()
     return report
+
+
+def _sessions(
+    target_id: str, subject: Subject, options: SessionOptions, report: FuzzReport, shards: int
+) -> list[FuzzSession]:
+    """One session per shard, each over an instance of its own (the first over the instance
+    built first), so a shard's programs meet only its own history, run serially or at
+    once. Every shard shares an instance that was handed over (its class may build others
+    otherwise configured), or that no fresh one can be built beside."""
+    own = subject.fresh is not None and subject.built_first
+    sessions: list[FuzzSession] = []
+    for number in range(shards if own else 1):
+        instance = subject.first if number == 0 else subject.fresh()  # type: ignore[misc]
+        try:
+            session = FuzzSession(
+                target_id, instance, options, stats=report.stats, sink=FailureSink(), shard=number
+            )
+        except BaseException:
+            for made in sessions[1:]:
+                made.shutdown()
+            raise
+        session.escape = True
+        sessions.append(session)
+    return sessions + [sessions[0]] * (shards - len(sessions))
 
 
 @contextlib.contextmanager
@@ -446,48 +470,50 @@ class _Outranked(BaseException):
 class _ShardEnded(Exception):
     """A shard's failure, carried through `each` (which raises the first shard's)."""
 
-    def __init__(self, shard: Shard, failure: ConformanceFailure) -> None:
+    def __init__(self, session: FuzzSession, failure: ConformanceFailure) -> None:
         super().__init__(failure)
-        self.shard, self.failure = shard, failure
+        self.session, self.failure = session, failure
 
 
 def _search(
-    session: FuzzSession,
+    sessions: list[FuzzSession],
+    shards: list[Shard],
     profile: Profile,
     cfg: Any,
-    examples: int,
     length: int,
     derandomize: bool,
-    chosen: int | None,
     report: FuzzReport,
-) -> tuple[Shard, ConformanceFailure] | None:
+) -> tuple[FuzzSession, ConformanceFailure] | None:
     """Run the search, shard by shard or several at once (`conformance.fuzz.shards`); the
-    first failing shard and its failure, or `None` when every program passed."""
-    shards = plan_shards(report.target_id, examples, chosen)
+    first failing shard's session and failure, or `None` when every program passed."""
+    examples = sum(shard.examples for shard in shards) - len(shards) + 1
     meter = ProgressMeter(report.target_id, "search", examples)
     ended = Watermark()
 
     def one(shard: Shard) -> None:
+        session = sessions[shard.index]
         try:
-            failure = _search_shard(
-                session, profile, cfg, shard, length, derandomize, report, meter, ended
-            )
+            failure = _search_shard(session, profile, cfg, shard, length, derandomize, meter, ended)
         except BaseException:
             ended.lower(shard.index)
             raise
         if failure is not None:
             ended.lower(shard.index)
-            raise _ShardEnded(shard, failure)
+            raise _ShardEnded(session, failure)
 
     with (
         _SEARCHING.entered(),
         _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
     ):
         try:
-            # Ranked as the calls its programs typically make (a couple a step).
-            each(one, shards, cost=2 * examples * length)
+            if len(set(map(id, sessions))) == len(sessions):
+                # Ranked as the calls its programs typically make (a couple a step).
+                each(one, shards, cost=2 * examples * length)
+            else:
+                for shard in shards:  # one instance for all: one shard at a time
+                    one(shard)
         except _ShardEnded as first:
-            return first.shard, first.failure
+            return first.session, first.failure
         except Abandoned as abandoned:
             report.passed, report.inconclusive = False, str(abandoned.reason)
             raise FuzzInconclusive(abandoned.reason, report) from None
@@ -514,23 +540,23 @@ def _search_shard(
     shard: Shard,
     length: int,
     derandomize: bool,
-    report: FuzzReport,
     meter: ProgressMeter,
     ended: Watermark,
 ) -> ConformanceFailure | None:
     """Run one shard's search; its first failure, or `None` when every program passed."""
     machine = engine_state_machine(cfg) if profile == "engine" else provider_state_machine(cfg)
+    stats = session.stats
 
     def factory() -> Any:
         # Called once per program: the programs opened so far have run.
         if ended.outranks(shard.index):
             raise _Outranked
-        meter.tick(report.stats.examples, report.stats.steps)
+        meter.tick(stats.examples, stats.steps)
         if shard.index > 0 and not shard.rehearsed:
             # Hypothesis draws the simplest program first, in every search alike.
             shard.rehearsed = True
             return machine(cast(Any, session.rehearsal()))
-        return machine(cast(Any, session.open(shard)))
+        return machine(cast(Any, session.open()))
 
     if shard.seed is not None:
         factory = hypothesis_seed(shard.seed)(factory)
@@ -568,38 +594,23 @@ def _render(programs: list[list[Step]]) -> list[str]:
     return lines
 
 
-def _failing_program(
-    session: FuzzSession, shard: Shard | None
-) -> tuple[list[Step], list[list[list[Step]]]]:
-    """The failing program's steps, and the histories to replay before it should it not
-    fail alone: its shard's programs before it, then every program opened before it on
-    the instance (the shards' interleaved, in the order they were opened)."""
-    sink = session.sink if shard is None else shard.sink
-    recorded = sink.failure() if sink is not None else None
-    steps: list[Step] = recorded[0] if recorded is not None else []
-    index = max(sink.index, 0) if sink is not None else 0
-    if shard is None:
-        return steps, [session.history[:index]]
-    before = session.history[: shard.opened_at[index]] if index < len(shard.opened_at) else []
-    return steps, [shard.history[:index], before]
-
-
 def _settle(
     report: FuzzReport,
     session: FuzzSession,
+    found: ConformanceFailure,
     subject: Subject,
     options: SessionOptions,
-    shard: Shard | None,
-    found: ConformanceFailure,
     budget: int,
     repro_dir: Path | None,
     driver_options: Mapping[str, str],
     secrets: Collection[str],
 ) -> FuzzFailure:
-    """Replay, shrink, attribute and write the failure of `shard`'s search (of the scale
-    phase: no shard); the `FuzzFailure`."""
+    """Replay, shrink, attribute and write the failure `session` found; the `FuzzFailure`."""
     report.passed = False
-    steps, histories = _failing_program(session, shard)
+    sink = session.sink
+    recorded = sink.failure() if sink is not None else None
+    steps: list[Step] = recorded[0] if recorded is not None else []
+    history = session.history[: max(sink.index, 0)] if sink is not None else []
     programs: list[list[Step]] = [steps]
     failure = found
     every = options.full_every
@@ -621,27 +632,19 @@ def _settle(
             progress=lambda left: meter.tick(budget - left),
         )
 
-        def recurs(outcome: Any) -> bool:
-            return outcome.failure is not None and same_failure(outcome.failure, found)
-
         again = replayer.run(programs)
-        replayed = 0
-        for history in histories:
-            # The shard's history is part of the instance's: a longer one is tried after.
-            if recurs(again) or len(history) <= replayed:
-                continue
-            replayed = len(history)
-            programs = [*history, steps]
-            again = replayer.run(programs)
-        if not recurs(again):
-            programs = [steps]
-            refused = _unreliable(replayed, again.failure, again.inconclusive)
-            failure = ConformanceFailure(
-                found.check_id,
-                found.call,
-                found.expected,
-                f"{found.got} (unreliable: it did not fail again on a fresh instance)",
-            )
+        if not (again.failure is not None and same_failure(again.failure, found)):
+            again = replayer.run([*history, steps]) if history else again
+            if again.failure is not None and same_failure(again.failure, found):
+                programs = [*history, steps]
+            else:
+                refused = _unreliable(len(history), again.failure, again.inconclusive)
+                failure = ConformanceFailure(
+                    found.check_id,
+                    found.call,
+                    found.expected,
+                    f"{found.got} (unreliable: it did not fail again on a fresh instance)",
+                )
         if refused is None:
             meter.tick(0)
             with _finally(lambda: meter.tick(budget - max(replayer.budget, 0), final=True)):

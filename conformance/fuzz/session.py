@@ -16,7 +16,6 @@ is written) and the regression file itself run recorded programs through
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +35,6 @@ from conformance.fuzz.provider_differential import (
     ProviderDifferential,
     provider_oracle,
 )
-from conformance.fuzz.shards import Shard
 from conformance.fuzz.stats import FuzzStats, ProgramStats
 from conformance.fuzz.steps import FailureSink, Step
 
@@ -75,8 +73,8 @@ class SessionOptions:
 
 
 class FuzzSession:
-    """Programs run on one driver instance: one after another, or several at once when a
-    search is cut into shards (`conformance.fuzz.shards`)."""
+    """Programs run one after another on one driver instance (a search cut into shards
+    has a session for each: `conformance.fuzz.shards`)."""
 
     def __init__(
         self,
@@ -86,8 +84,12 @@ class FuzzSession:
         *,
         stats: FuzzStats | None = None,
         sink: FailureSink | None = None,
+        shard: int = 0,
     ) -> None:
         self.target_id = target_id
+        self.shard = shard
+        """Which shard of a search the session runs: its programs' roots are its own, so
+        shards over instances that share a store do not meet."""
         self.profile = PROFILE_OF[target_id]
         self.driver = as_sync(driver)
         self.options = options or SessionOptions()
@@ -95,8 +97,6 @@ class FuzzSession:
         self.sink = sink
         self.history: list[list[Step]] = []
         """The step log of every program opened, in order."""
-        self._opening = threading.Lock()
-        """Shards open programs from several threads at once."""
         self.escape = False
         self.retains = self._probe()
         self.documents = self._documents()
@@ -164,26 +164,16 @@ class FuzzSession:
             return "empty"
         return "custom" if self.options.oracle is not None else "reference"
 
-    def open(self, shard: Shard | None = None) -> Differential:
-        """A differential for the next program (of `shard`, when a search is cut into
-        shards), under a root of its own."""
-        with self._opening:
-            at = len(self.history)
-            number = at if shard is None else len(shard.history)
-            # Each program under a root of its own, a seeded run's too (the same seed
-            # gives the same roots, program by program, shard by shard).
-            name = (
-                f"{self.target_id}#{at}"
-                if shard is None
-                else f"{self.target_id}#{shard.index}.{number}"
-            )
-            made = self._differential(self.driver, self.documents, name, self.stats.program())
-            made.index = number
-            made.sink = self.sink if shard is None else shard.sink
-            self.history.append(made.log)
-            if shard is not None:
-                shard.history.append(made.log)
-                shard.opened_at.append(at)
+    def open(self) -> Differential:
+        """A differential for the next program, under a root of its own."""
+        # Each program under a root of its own, a seeded run's too (the same seed gives the
+        # same roots, program by program, shard by shard).
+        shard = f"{self.shard}." if self.shard else ""
+        name = f"{self.target_id}#{shard}{len(self.history)}"
+        made = self._differential(self.driver, self.documents, name, self.stats.program())
+        made.index = len(self.history)
+        made.sink = self.sink
+        self.history.append(made.log)
         return made
 
     def rehearsal(self) -> Differential:

@@ -3,11 +3,12 @@
 Hypothesis draws each program of a search from the choices of the ones before, so the
 programs of one search run one after another. A target's budget is therefore cut into
 shards of `PROGRAMS_PER_SHARD` programs, each a search of its own with a seed derived
-from the run's (`shard_seed`): run serially they run in order; with
-`--conformance-concurrency` they run beside each other and the checks
-(`conformance.checks.fan_out.each`). The split depends on the budget alone, never on
-the concurrency asked, so a seed names the same programs either way, and the failure
-reported is the first shard's that failed, as a serial run meets it.
+from the run's (`shard_seed`), driving an instance of the driver of its own (so a fault
+of an instance's history replays with the shard's programs alone, serially or at once):
+run serially they run in order; with `--conformance-concurrency` they run beside each
+other and the checks (`conformance.checks.fan_out.each`). The split depends on the
+budget alone, never on the concurrency asked, so a seed names the same programs either
+way, and the failure reported is the first shard's that failed, as a serial run meets it.
 
 Every search starts with its simplest draw, the same program in every shard: the first
 shard runs it against the driver; the others run it between two oracles (in memory,
@@ -18,32 +19,26 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
-
-from conformance.fuzz.steps import FailureSink, Step
 
 __all__ = ["PROGRAMS_PER_SHARD", "Shard", "Watermark", "plan_shards", "shard_seed"]
 
-PROGRAMS_PER_SHARD: Final = 5
-"""Programs of one shard: the default budget of 40 makes 8, as many as a run of
-`--conformance-concurrency 8` seats."""
+PROGRAMS_PER_SHARD: Final = 10
+"""Programs of one shard: the default budget of 40 makes 4 (the two targets, 8 at once).
+Each shard's instance meets about 600 writes (a fault that shows after some hundreds
+is found within one shard); a budget of 10 or less is one search, as before shards."""
 
 
 @dataclass
 class Shard:
-    """One search of a fuzz run: which, how many programs, and what it found."""
+    """One search of a fuzz run: which, how many programs, and from what seed."""
 
     index: int
     examples: int
     """Programs asked of hypothesis (the simplest draw included, in every shard)."""
     seed: int | None
     """`None`: derandomized (only the first shard of a derandomized run)."""
-    sink: FailureSink = field(default_factory=FailureSink)
-    history: list[list[Step]] = field(default_factory=list)
-    """The step log of every program the shard opened, in order."""
-    opened_at: list[int] = field(default_factory=list)
-    """Where each of them stands in its session's history (every shard's programs)."""
     rehearsed: bool = False
     """The simplest draw has been run (between two oracles, for a shard after the first)."""
 

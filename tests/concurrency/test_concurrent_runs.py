@@ -171,7 +171,7 @@ def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
         result = pytester.runpytest(
             f"--driver={DRIVERS}:one_store",
             "--fuzz",
-            "--fuzz-examples=12",  # 3 shards: their programs run at once too
+            "--fuzz-examples=12",  # 2 shards: their programs run at once too
             "--conformance-seed=8",
             "--conformance-report=r.json",
             "-k",
@@ -193,11 +193,19 @@ def test_fuzz_targets_run_beside_the_checks_and_reach_the_serial_verdicts(
 
 
 @pytest.mark.usefixtures("no_warm_up")
+@pytest.mark.parametrize(
+    ("fault", "target"),
+    [
+        # Under fuzz seed 1 both pass the first shard's 10 programs and show in the second's
+        # (a shard after it may fail too, beside it: the second is reported). The taint is
+        # lost after 400 writes to one instance: its failure needs the shard's history.
+        ("tests.fuzz.engine_faults:WindowEndInclusive", "fuzz.engine.differential"),
+        ("tests.fuzz.provider_faults:TaintLostAfter400Writes", "fuzz.provider.differential"),
+    ],
+)
 def test_a_fuzz_target_runs_its_shards_at_once_and_reports_the_first_that_failed(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: str, target: str
 ) -> None:
-    # Under fuzz seed 1 the fault passes the first shard's 5 programs and shows in the
-    # second's first; a shard after it may fail too, beside it: the second is reported.
     threads: set[str] = set()
     real = FuzzSession.open
 
@@ -210,20 +218,20 @@ def test_a_fuzz_target_runs_its_shards_at_once_and_reports_the_first_that_failed
     for flags in ((), ("--conformance-concurrency=4",)):
         threads.clear()
         pytester.runpytest(
-            "--driver=tests.fuzz.engine_faults:FolderAsStringPrefix",
+            f"--driver={fault}",
             "--fuzz",
-            "--fuzz-examples=15",
+            "--fuzz-examples=20",
             "--fuzz-seed=1",
             "--conformance-report=r.json",
             "-k",
-            "fuzz.engine",
+            target,
             *flags,
         ).assert_outcomes(failed=1)
         reports.append({c.id: (c.outcome, c.reason) for c in _report(pytester).checks})
         ran_on.append(len(threads))
     serial, at_once = reports
     assert at_once == serial
-    assert "FolderAsStringPrefix" not in serial["fuzz.engine.differential"][1]  # found, shrunk
+    assert "unreliable" not in serial[target][1]
     assert ran_on[0] == 1 and ran_on[1] >= 2
 
 

@@ -516,21 +516,21 @@ PROVIDER_CONFIGURATIONS: Final = (
         "Recall scores ×100 (min_score on that scale)",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="scaled"),
-        fuzz_examples=10,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-negative-scores",
         "Recall scores shifted below zero (− 2); higher is still better",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="negative"),
-        fuzz_examples=10,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-no-scores",
         "Recall answers score=None",
         ("recall-scores",),
         provider=ProviderFreedoms(scores="none"),
-        fuzz_examples=10,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-scope-denies-unattributed",
@@ -661,7 +661,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             redact_names=True,
         ),
         asynchronous=True,
-        fuzz_examples=12,
+        fuzz_examples=8,
     ),
     Configuration(
         "provider-async",
@@ -743,7 +743,7 @@ PROVIDER_CONFIGURATIONS: Final = (
             scores="negative",
             export_pages=PageShape(short=True),
         ),
-        fuzz_examples=10,
+        fuzz_examples=8,
     ),
 )
 

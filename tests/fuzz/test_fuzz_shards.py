@@ -20,17 +20,18 @@ from reference_driver.provider import ReferenceProvider
 
 
 def test_the_budget_alone_cuts_the_shards() -> None:
-    assert PROGRAMS_PER_SHARD == 5
-    assert [s.examples for s in plan_shards(ENGINE_TARGET, 40, 7)] == [5] + [6] * 7
+    assert PROGRAMS_PER_SHARD == 10
+    assert [s.examples for s in plan_shards(ENGINE_TARGET, 40, 7)] == [10] + [11] * 3
     assert [s.examples for s in plan_shards(ENGINE_TARGET, 3, 7)] == [3]
-    assert [s.examples for s in plan_shards(ENGINE_TARGET, 7, 7)] == [4, 4]  # 4 and 3 + 1
-    assert [s.examples for s in plan_shards(ENGINE_TARGET, 11, 7)] == [4, 5, 4]
+    assert [s.examples for s in plan_shards(ENGINE_TARGET, 10, 7)] == [10]
+    assert [s.examples for s in plan_shards(ENGINE_TARGET, 15, 7)] == [8, 8]  # 8 and 7 + 1
+    assert [s.examples for s in plan_shards(ENGINE_TARGET, 25, 7)] == [9, 9, 9]
 
 
 def test_each_shard_has_a_seed_of_its_own_that_the_run_seed_names() -> None:
     seeds = [s.seed for s in plan_shards(ENGINE_TARGET, 40, 7)]
     assert seeds[0] == 7
-    assert len(set(seeds)) == 8
+    assert len(set(seeds)) == 4
     assert seeds == [s.seed for s in plan_shards(ENGINE_TARGET, 40, 7)]
     assert seeds[1:] != [s.seed for s in plan_shards(ENGINE_TARGET, 40, 8)][1:]
     # Derandomized: hypothesis picks the first shard's; the others are fixed per target.
@@ -69,14 +70,14 @@ def test_the_simplest_program_reaches_the_driver_once_and_the_budget_is_kept(
     target: str, opened: list[Differential]
 ) -> None:
     driver = ReferenceEngine if target == ENGINE_TARGET else ReferenceProvider
-    report = run_fuzz(target, driver, examples=15, seed=3)
+    report = run_fuzz(target, driver, examples=25, seed=3)
     programs = ["\n".join(program(d.log)) for d in opened]
-    assert report.runs == len(programs) >= 15  # 3 shards; the rehearsals are not counted
+    assert report.runs == len(programs) >= 25  # 3 shards; the rehearsals are not counted
     assert len(set(programs)) == len(programs), "a program ran twice against the driver"
 
 
-class BreaksAtTheSeventhRoot(ReferenceEngine):
-    """Refuses every write under the seventh run root it is handed (the retention probe's
+class BreaksAtTheFourthRoot(ReferenceEngine):
+    """Refuses every write under the fourth run root it is handed (the retention probe's
     is the first): a fault of the instance's history, not of any one program."""
 
     def __init__(self) -> None:
@@ -87,21 +88,42 @@ class BreaksAtTheSeventhRoot(ReferenceEngine):
         root = item.meta.workspace
         if root and root not in self.roots:
             self.roots.append(root)
-        if root and len(self.roots) >= 7 and root == self.roots[6]:
+        if root and len(self.roots) >= 4 and root == self.roots[3]:
             raise RuntimeError("the store is full")
         return super().store(item)
 
 
-def test_a_failure_that_needs_other_shards_programs_is_replayed_after_them() -> None:
-    # Shard 0 runs five programs (roots 2 to 6), shard 1's first is the seventh root: alone,
-    # and after its own shard's programs (none), it passes; after every program the
-    # instance ran before it, it fails again.
+class CountsInstances(ReferenceEngine):
+    built = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        type(self).built += 1
+
+
+def test_each_shard_drives_an_instance_of_its_own() -> None:
+    CountsInstances.built = 0
+    run_fuzz(ENGINE_TARGET, CountsInstances, examples=25, seed=5)
+    assert CountsInstances.built == 3  # three shards, no replay
+
+
+def test_the_shards_share_an_instance_handed_over() -> None:
+    # Its class may build instances otherwise configured: the shards run on it, in turn.
+    CountsInstances.built = 0
+    handed = CountsInstances()
+    report = run_fuzz(ENGINE_TARGET, handed, examples=25, seed=5)
+    assert CountsInstances.built == 1 and report.runs >= 25
+
+
+def test_a_failure_of_the_instance_history_is_replayed_with_its_shard_programs() -> None:
+    # The first shard's third program meets its instance's fourth root: alone it passes;
+    # after the two programs its instance ran before it, it fails again.
     with pytest.raises(FuzzFailure) as caught:
-        run_fuzz(ENGINE_TARGET, BreaksAtTheSeventhRoot, examples=10, seed=5, shrink_calls=200)
+        run_fuzz(ENGINE_TARGET, BreaksAtTheFourthRoot, examples=10, seed=5, shrink_calls=200)
     failure = caught.value
     assert "the store is full" in str(failure)
     assert "unreliable" not in str(failure)
-    assert sum("# history: program" in line for line in failure.program) >= 1
+    assert sum("# history: program" in line for line in failure.program) == 2
 
 
 class OracleWithoutDocuments(ReferenceProvider):
@@ -115,8 +137,8 @@ def test_a_shard_rehearses_its_first_draw_with_a_custom_oracle_too() -> None:
     report = run_fuzz(
         PROVIDER_TARGET,
         ReferenceProvider,
-        examples=10,
+        examples=12,
         seed=4,
         oracle_factory=OracleWithoutDocuments,
     )
-    assert report.passed and report.oracle == "custom" and report.runs >= 10
+    assert report.passed and report.oracle == "custom" and report.runs >= 12
