@@ -26,8 +26,8 @@ __all__ = ["PROGRAMS_PER_SHARD", "Shard", "Watermark", "plan_shards", "shard_see
 
 PROGRAMS_PER_SHARD: Final = 10
 """Programs of one shard: the default budget of 40 makes 4 (the two targets, 8 at once).
-Each shard's instance meets about 600 writes (a fault that shows after some hundreds
-is found within one shard); a budget of 10 or less is one search, as before shards."""
+A shard's instance meets hundreds of writes (a fault that shows after 400 is found within
+one: `tests/fuzz/provider_faults.py`); a budget of 10 or less is one search."""
 
 
 @dataclass
