@@ -11,6 +11,8 @@
   classes, one method per step); ``engine_machine`` / ``provider_machine``: the
   hypothesis state machines that drive them;
 - ``session``: one driver instance fuzzed program after program (``FuzzSession``);
+  ``shards``: a target's budget cut into searches on instances of their own, which may
+  run at once;
 - ``steps``, ``minimise`` and ``repro``: the step log, replays on fresh instances and
   shrinking, and the regression tests written from them;
 - ``subject`` and ``runner``: what ``run_fuzz`` accepts, ``run_fuzz`` itself,

@@ -486,8 +486,7 @@ def _search(
 ) -> tuple[FuzzSession, ConformanceFailure] | None:
     """Run the search, shard by shard or several at once (`conformance.fuzz.shards`); the
     first failing shard's session and failure, or `None` when every program passed."""
-    examples = sum(shard.examples for shard in shards) - len(shards) + 1
-    meter = ProgressMeter(report.target_id, "search", examples)
+    meter = ProgressMeter(report.target_id, "search", report.examples)
     ended = Watermark()
 
     def one(shard: Shard) -> None:
@@ -506,9 +505,9 @@ def _search(
         _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
     ):
         try:
-            if len(set(map(id, sessions))) == len(sessions):
+            if len({id(session) for session in sessions}) == len(sessions):
                 # Ranked as the calls its programs typically make (a couple a step).
-                each(one, shards, cost=2 * examples * length)
+                each(one, shards, cost=2 * report.examples * length)
             else:
                 for shard in shards:  # one instance for all: one shard at a time
                     one(shard)
