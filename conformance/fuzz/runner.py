@@ -349,7 +349,7 @@ def run_fuzz(
             raise failure
     finally:
         report.duration = clock.perf_counter() - started
-        for number, built in enumerate(dict.fromkeys(sessions)):
+        for number, built in enumerate(sessions):
             if number > 0 or subject.built_first:
                 built.shutdown()
     return report
@@ -360,8 +360,8 @@ def _sessions(
 ) -> list[FuzzSession]:
     """One session per shard, each over an instance of its own (the first over the instance
     built first), so a shard's programs meet only its own history, run serially or at
-    once. Every shard shares an instance that was handed over (its class may build others
-    otherwise configured), or that no fresh one can be built beside."""
+    once; a single session for every shard when the instance was handed over (its class
+    may build others otherwise configured), or no fresh one can be built beside it."""
     own = subject.fresh is not None and subject.built_first
     sessions: list[FuzzSession] = []
     for number in range(shards if own else 1):
@@ -376,7 +376,7 @@ def _sessions(
             raise
         session.escape = True
         sessions.append(session)
-    return sessions + [sessions[0]] * (shards - len(sessions))
+    return sessions
 
 
 @contextlib.contextmanager
@@ -488,9 +488,11 @@ def _search(
     first failing shard's session and failure, or `None` when every program passed."""
     meter = ProgressMeter(report.target_id, "search", report.examples)
     ended = Watermark()
+    # Each shard has a session of its own, or one serves them all, one shard at a time.
+    own = len(sessions) == len(shards)
 
     def one(shard: Shard) -> None:
-        session = sessions[shard.index]
+        session = sessions[shard.index if own else 0]
         try:
             failure = _search_shard(session, profile, cfg, shard, length, derandomize, meter, ended)
         except BaseException:
@@ -505,11 +507,11 @@ def _search(
         _finally(lambda: meter.tick(report.stats.examples, report.stats.steps, final=True)),
     ):
         try:
-            if len({id(session) for session in sessions}) == len(sessions):
+            if own:
                 # Ranked as the calls its programs typically make (a couple a step).
                 each(one, shards, cost=2 * report.examples * length)
             else:
-                for shard in shards:  # one instance for all: one shard at a time
+                for shard in shards:
                     one(shard)
         except _ShardEnded as first:
             return first.session, first.failure
